@@ -1,0 +1,1 @@
+"""nodepools: accelerator node pools on Kubernetes as Pulumi components."""

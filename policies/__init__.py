@@ -1,0 +1,1 @@
+"""CrossGuard policy pack for nodepools."""
