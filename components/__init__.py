@@ -1,1 +1,40 @@
-"""nodepools: accelerator node pools on Kubernetes as Pulumi components."""
+"""nodepools: accelerator node pools on Kubernetes as typed Pulumi components.
+
+The public API, re-exported. Cloud SDKs load only when a backend is first used.
+"""
+
+from .gpu_spot_pool import GpuSpotPool
+from .machine_pool import MachinePool
+from .pool_component import PoolComponent
+from .scheduling import SchedulingInfo
+from .specs import (
+    Accelerator,
+    EksCluster,
+    GpuSpotPoolArgs,
+    MachinePoolArgs,
+    OkeCluster,
+    OkePlacement,
+    Scaling,
+    SpecError,
+    Spot,
+    Taint,
+    lookup_accelerator,
+)
+
+__all__ = [
+    "Accelerator",
+    "EksCluster",
+    "GpuSpotPool",
+    "GpuSpotPoolArgs",
+    "MachinePool",
+    "MachinePoolArgs",
+    "OkeCluster",
+    "OkePlacement",
+    "PoolComponent",
+    "Scaling",
+    "SchedulingInfo",
+    "SpecError",
+    "Spot",
+    "Taint",
+    "lookup_accelerator",
+]

@@ -1,0 +1,97 @@
+"""EKS managed node groups (pulumi_aws), with cluster-autoscaler scale-from-zero tags."""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_aws as aws
+
+from ..specs.accelerators import AWS_NEURON, NVIDIA_GPU
+from ..specs.labels import POOL_LABEL
+from ..specs.pools import ResolvedPool
+from . import BuiltPool
+
+EKS_EFFECTS = {
+    "NoSchedule": "NO_SCHEDULE",
+    "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+    "NoExecute": "NO_EXECUTE",
+}
+# Without an explicit AMI type EKS picks the standard AMI, which has no GPU driver or
+# Neuron runtime: accelerator nodes would join but never advertise their devices.
+ACCELERATED_AMI = {NVIDIA_GPU: "AL2023_x86_64_NVIDIA", AWS_NEURON: "AL2023_x86_64_NEURON"}
+
+CA_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
+
+
+def ami_type_for(pool: ResolvedPool) -> str | None:
+    if pool.cluster.ami_type:
+        return pool.cluster.ami_type
+    if pool.accelerator is not None:
+        return ACCELERATED_AMI.get(pool.accelerator.resource)
+    return None
+
+
+def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
+    """Tags that let cluster-autoscaler scale the group from zero.
+
+    With no node to look at, the autoscaler builds a template node from these tags on the
+    Auto Scaling group; EKS does not copy node-group labels and taints there itself.
+    """
+    tags = {f"{CA_TEMPLATE}/label/{key}": value for key, value in pool.labels.items()}
+    for taint in pool.taints:
+        tags[f"{CA_TEMPLATE}/taint/{taint.key}"] = f"{taint.value or ''}:{taint.effect}"
+    if pool.accelerator is not None:
+        tags[f"{CA_TEMPLATE}/resources/{pool.accelerator.resource}"] = str(pool.accelerator.count)
+    return dict(sorted(tags.items()))
+
+
+def _first_asg_name(resources) -> str:
+    return resources[0].autoscaling_groups[0].name
+
+
+def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltPool:
+    cluster = pool.cluster
+    child = pulumi.ResourceOptions(parent=parent)
+    node_group = aws.eks.NodeGroup(
+        f"{name}-node-group",
+        aws.eks.NodeGroupArgs(
+            cluster_name=cluster.cluster_name,
+            node_group_name=pool.pool_name,
+            node_role_arn=cluster.node_role_arn,
+            subnet_ids=cluster.subnet_ids,
+            instance_types=[pool.instance_type],
+            capacity_type="SPOT" if pool.spot is not None else "ON_DEMAND",
+            scaling_config=aws.eks.NodeGroupScalingConfigArgs(
+                min_size=pool.min_nodes,
+                # EKS requires max_size >= 1, even for a pool pinned at zero nodes.
+                max_size=max(pool.max_nodes, 1),
+                desired_size=pool.min_nodes,
+            ),
+            labels=pool.labels,
+            taints=[
+                aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=EKS_EFFECTS[t.effect])
+                for t in pool.taints
+            ],
+            disk_size=pool.boot_volume_gb,
+            ami_type=ami_type_for(pool),
+            tags={**cluster.tags, POOL_LABEL: pool.pool_name},
+        ),
+        # The autoscaler owns the desired size once the group exists; without this
+        # every `pulumi up` would reset it to the minimum.
+        opts=child.merge(
+            pulumi.ResourceOptions(ignore_changes=["scalingConfig.desiredSize"])
+            if pool.autoscaled
+            else None
+        ),
+    )
+    if pool.autoscaled:
+        asg_name = node_group.resources.apply(_first_asg_name)
+        for key, value in autoscaler_node_template_tags(pool).items():
+            aws.autoscaling.Tag(
+                f"{name}-asg-tag-{key.removeprefix(CA_TEMPLATE + '/')}",
+                aws.autoscaling.TagArgs(
+                    autoscaling_group_name=asg_name,
+                    tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
+                ),
+                opts=pulumi.ResourceOptions(parent=parent),
+            )
+    return BuiltPool(pool_id=node_group.id, resource=node_group)

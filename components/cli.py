@@ -1,0 +1,39 @@
+"""`python -m components plan --stack NAME [--out DIR]`: plan a stack offline."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m components", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    plan = commands.add_parser(
+        "plan", help="plan a stack offline (no cloud account, no Pulumi CLI)"
+    )
+    plan.add_argument(
+        "--stack", default="dev", help="stack name: stacks/Pulumi.<stack>.yaml (default dev)"
+    )
+    plan.add_argument("--stacks-dir", type=Path, default=Path("stacks"), help="default ./stacks")
+    plan.add_argument("--out", type=Path, help="write rendered artifacts (YAML) under this folder")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from .planning import plan_stack
+
+    try:
+        result = plan_stack(args.stack, stacks_dir=args.stacks_dir, out_dir=args.out)
+    except FileNotFoundError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(result.render())
+    if result.artifacts:
+        print(f"Wrote {len(result.artifacts)} files under {args.out}")
+    if result.error:
+        return 2
+    return 0 if result.ok else 1

@@ -1,0 +1,194 @@
+"""A fleet declared in stack config: clusters once by name, then components referring to them.
+
+Stack config (`stacks/Pulumi.<stack>.yaml`)::
+
+    config:
+      nodepools:clusters:
+        gpu-eks: {kind: eks, cluster_name: ml, node_role_arn: ..., subnet_ids: [...]}
+      nodepools:pools:
+        - {component: GpuSpotPool, name: gpu-spot, cluster: gpu-eks, instance_type: g4dn.xlarge}
+
+Every entry of every section is validated (by the same models the components use)
+before the first resource is registered, and all problems are raised at once with their
+config paths: a stack with one bad pool creates nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from .specs.base import Issue, SpecError, issues_from_validation_error
+from .specs.clusters import ClusterTarget
+
+PROJECT = "nodepools"
+CLUSTERS_KEY = "clusters"
+
+
+@dataclass(frozen=True)
+class FleetKind:
+    """A component a fleet entry can name: where it lives and how its references resolve."""
+
+    module: str
+    class_name: str
+    args_name: str
+    # Turns references in an entry's raw args (e.g. `cluster: gpu-eks`) into values.
+    prepare: Callable[[dict[str, Any], FleetContext, str], dict[str, Any]] | None = None
+
+    def load(self) -> tuple[type, type]:
+        module = importlib.import_module(self.module)
+        return getattr(module, self.class_name), getattr(module, self.args_name)
+
+
+@dataclass
+class FleetContext:
+    """What references resolve against while the fleet is validated and built."""
+
+    clusters: dict[str, Any] = field(default_factory=dict)
+    entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
+    built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
+
+
+def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
+    """`cluster: <name>` refers to an entry of `nodepools:clusters`."""
+    reference = args.get("cluster")
+    if isinstance(reference, str):
+        if reference not in ctx.clusters:
+            known = ", ".join(sorted(ctx.clusters)) or "none declared"
+            raise SpecError(
+                "fleet",
+                [Issue(f"{path}.cluster", f"unknown cluster {reference!r} (known: {known})")],
+            )
+        return {**args, "cluster": ctx.clusters[reference]}
+    return args
+
+
+# section (config key) -> component name -> kind. Sections are built in this order, so
+# later sections may refer to entries of earlier ones.
+SECTIONS: dict[str, dict[str, FleetKind]] = {
+    "pools": {
+        "MachinePool": FleetKind(
+            "components.machine_pool", "MachinePool", "MachinePoolArgs", resolve_cluster
+        ),
+        "GpuSpotPool": FleetKind(
+            "components.gpu_spot_pool", "GpuSpotPool", "GpuSpotPoolArgs", resolve_cluster
+        ),
+    },
+}
+
+_CLUSTERS = TypeAdapter(dict[str, ClusterTarget])
+
+
+@dataclass(frozen=True)
+class FleetEntry:
+    section: str
+    component: str
+    name: str
+    args: Any  # the validated args model
+    path: str
+
+
+def _key(name: str) -> str:
+    return f"{PROJECT}:{name}"
+
+
+def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetContext]:
+    """Validate every section of `config` (keys without the `nodepools:` namespace)."""
+    issues: list[Issue] = []
+    ctx = FleetContext()
+    known_keys = {CLUSTERS_KEY, *SECTIONS}
+    for key in config:
+        if key not in known_keys:
+            issues.append(
+                Issue(_key(key), f"unknown config key; expected one of {sorted(known_keys)}")
+            )
+    try:
+        ctx.clusters = _CLUSTERS.validate_python(config.get(CLUSTERS_KEY) or {})
+    except ValidationError as exc:
+        issues += issues_from_validation_error(exc, _key(CLUSTERS_KEY))
+
+    entries: list[FleetEntry] = []
+    names: dict[str, str] = {}
+    for section, kinds in SECTIONS.items():
+        raw_entries = config.get(section) or []
+        if not isinstance(raw_entries, list):
+            issues.append(
+                Issue(
+                    _key(section), f"must be a list of entries (got {type(raw_entries).__name__})"
+                )
+            )
+            continue
+        for index, raw in enumerate(raw_entries):
+            path = f"{_key(section)}[{index}]"
+            entry = _validate_entry(section, kinds, raw, path, ctx, names, issues)
+            if entry is not None:
+                entries.append(entry)
+                ctx.entries[entry.name] = (entry.component, entry.args)
+    if issues:
+        raise SpecError("fleet config", issues)
+    return entries, ctx
+
+
+def _validate_entry(
+    section: str,
+    kinds: dict[str, FleetKind],
+    raw: Any,
+    path: str,
+    ctx: FleetContext,
+    names: dict[str, str],
+    issues: list[Issue],
+) -> FleetEntry | None:
+    if not isinstance(raw, dict):
+        issues.append(Issue(path, f"must be a mapping (got {raw!r})"))
+        return None
+    args = dict(raw)
+    component = args.pop("component", None)
+    name = args.pop("name", None)
+    if component not in kinds:
+        issues.append(Issue(f"{path}.component", f"{component!r} is not one of {sorted(kinds)}"))
+        return None
+    if not isinstance(name, str) or not name:
+        issues.append(Issue(f"{path}.name", f"a non-empty name is required (got {name!r})"))
+        return None
+    if name in names:
+        issues.append(Issue(f"{path}.name", f"{name!r} is already used by {names[name]}"))
+        return None
+    names[name] = path
+    kind = kinds[component]
+    _, args_model = kind.load()
+    try:
+        prepared = kind.prepare(args, ctx, path) if kind.prepare else args
+        model = args_model.model_validate(prepared)
+    except SpecError as exc:
+        issues.extend(exc.issues)
+        return None
+    except ValidationError as exc:
+        issues.extend(issues_from_validation_error(exc, path))
+        return None
+    return FleetEntry(section, component, name, model, path)
+
+
+def deploy_fleet(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate the whole fleet, then create its components; returns them by name."""
+    entries, ctx = validate_fleet(config)
+    for entry in entries:
+        component_class, _ = SECTIONS[entry.section][entry.component].load()
+        ctx.built[entry.name] = component_class(entry.name, entry.args)
+    return ctx.built
+
+
+def read_stack_config() -> dict[str, Any]:
+    """This stack's `nodepools:*` config, objects decoded."""
+    import pulumi
+
+    config = pulumi.Config(PROJECT)
+    values: dict[str, Any] = {}
+    for key in (CLUSTERS_KEY, *SECTIONS):
+        value = config.get_object(key)
+        if value is not None:
+            values[key] = value
+    return values

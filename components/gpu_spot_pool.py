@@ -1,0 +1,33 @@
+"""GpuSpotPool: a MachinePool with accelerator and spot defaults."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from .pool_component import PoolComponent
+from .specs.base import parse_spec
+from .specs.pools import GpuSpotPoolArgs, resolve_gpu_spot_pool
+
+
+class GpuSpotPool(PoolComponent):
+    """Spot accelerator capacity that scales from zero and keeps other pods off.
+
+    Defaults: autoscaling 0..3, spot on, taints `<accelerator>=true:NoSchedule` and
+    `spot=true:PreferNoSchedule`, label `node-type=gpu` (see `GpuSpotPoolArgs`).
+    """
+
+    TYPE = "nodepools:index:GpuSpotPool"
+
+    def __init__(
+        self,
+        name: str,
+        args: GpuSpotPoolArgs | dict[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        spec = parse_spec(GpuSpotPoolArgs, args, f"GpuSpotPool {name!r}")
+        pool = resolve_gpu_spot_pool(spec, name)
+        super().__init__(self.TYPE, name, pool, opts)
+        self._build(name)
+        self.register_outputs(self._pool_outputs())

@@ -1,0 +1,33 @@
+"""MachinePool: a node pool on any supported cluster (EKS, OKE; ROSA through its backend)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from .pool_component import PoolComponent
+from .specs.base import parse_spec
+from .specs.pools import MachinePoolArgs, resolve_pool
+
+
+class MachinePool(PoolComponent):
+    """A node pool with labels, taints, fixed or autoscaled size, spot and boot volume.
+
+    `args` is a `MachinePoolArgs` or the equivalent dict; every problem is reported at
+    once, with its path, before anything is registered.
+    """
+
+    TYPE = "nodepools:index:MachinePool"
+
+    def __init__(
+        self,
+        name: str,
+        args: MachinePoolArgs | dict[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        spec = parse_spec(MachinePoolArgs, args, f"MachinePool {name!r}")
+        pool = resolve_pool(spec, name)
+        super().__init__(self.TYPE, name, pool, opts)
+        self._build(name)
+        self.register_outputs(self._pool_outputs())

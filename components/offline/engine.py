@@ -1,0 +1,275 @@
+"""Run a Pulumi program (a file or a callable) under the mock monitor and capture it all.
+
+Every registration is recorded as the engine would see it: type, name, inputs (camelCase,
+numbers as floats, secrets unwrapped but flagged), parent, dependencies and options; plus
+each component's registered outputs and the stack outputs. Users unit test their own
+stacks with this; our tests and `python -m components plan` use it too.
+
+`pulumi.runtime.set_mocks` is process-global, so each `run` installs its own monitor and
+must not overlap another run in the same process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import runpy
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pulumi
+from google.protobuf import json_format
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc, settings
+from pulumi.runtime.config import set_all_config
+from pulumi.runtime.stack import run_in_stack
+
+from .mocks import OfflineMocks
+
+SECRET_SIG = rpc._special_secret_sig  # the engine's marker of a secret value
+
+
+@dataclass(frozen=True)
+class CapturedResource:
+    """One registration, as the engine received it."""
+
+    urn: str
+    type: str
+    name: str
+    inputs: dict[str, Any]
+    parent: str | None
+    custom: bool
+    dependencies: tuple[str, ...] = ()
+    property_dependencies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    provider: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+    secret_paths: tuple[str, ...] = ()
+    outputs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_component(self) -> bool:
+        return not self.custom
+
+
+@dataclass
+class Capture:
+    """Everything a program registered, in registration order."""
+
+    project: str
+    stack: str
+    resources: list[CapturedResource] = field(default_factory=list)
+    component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
+    stack_outputs: dict[str, Any] = field(default_factory=dict)
+    logs: list[tuple[str, str]] = field(default_factory=list)
+
+    def by_type(self, type_: str) -> list[CapturedResource]:
+        return [r for r in self.resources if r.type == type_]
+
+    def get(self, type_: str, name: str) -> CapturedResource:
+        for resource in self.resources:
+            if resource.type == type_ and resource.name == name:
+                return resource
+        raise KeyError(f"no {type_} named {name!r} was registered")
+
+    def children(self, urn: str) -> list[CapturedResource]:
+        return [r for r in self.resources if r.parent == urn]
+
+    def descendants(self, urn: str) -> Iterator[CapturedResource]:
+        for child in self.children(urn):
+            yield child
+            yield from self.descendants(child.urn)
+
+    def custom_resources(self) -> list[CapturedResource]:
+        return [r for r in self.resources if r.custom]
+
+    def components(self, type_: str | None = None) -> list[CapturedResource]:
+        return [r for r in self.resources if not r.custom and (type_ is None or r.type == type_)]
+
+    def outputs_of(self, resource: CapturedResource) -> dict[str, Any]:
+        return self.component_outputs.get(resource.urn, {})
+
+
+class ProgramError(Exception):
+    """The program failed; `capture` holds what it registered before failing."""
+
+    def __init__(self, cause: BaseException, capture: Capture):
+        self.cause = cause
+        self.capture = capture
+        super().__init__(str(cause))
+
+
+def _find_secret_paths(value: Any, path: str = "") -> list[str]:
+    found: list[str] = []
+    if isinstance(value, dict):
+        if value.get(rpc._special_sig_key) == SECRET_SIG:
+            return [path]
+        for key, item in value.items():
+            found += _find_secret_paths(item, f"{path}.{key}" if path else key)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            found += _find_secret_paths(item, f"{path}[{index}]")
+    return found
+
+
+class CapturingMonitor(pulumi_mocks.MockMonitor):
+    """The SDK's mock monitor, recording each request before answering it."""
+
+    def __init__(self, mocks: pulumi.runtime.Mocks, capture: Capture):
+        super().__init__(mocks)
+        self.capture = capture
+        self._lock = threading.Lock()
+
+    def RegisterResource(self, request):
+        response = super().RegisterResource(request)
+        if request.type == "pulumi:pulumi:Stack":
+            return response
+        raw = json_format.MessageToDict(request.object)
+        inputs = rpc.deserialize_properties(request.object, keep_unknowns=True)
+        outputs = self.resources.get(response.urn)
+        options = {
+            "protect": request.protect if request.HasField("protect") else False,
+            "ignoreChanges": list(request.ignoreChanges),
+            "replaceOnChanges": list(request.replaceOnChanges),
+            "additionalSecretOutputs": list(request.additionalSecretOutputs),
+            "deleteBeforeReplace": request.deleteBeforeReplace,
+            "retainOnDelete": request.retainOnDelete
+            if request.HasField("retainOnDelete")
+            else False,
+            "importId": request.importId,
+            "aliases": [json_format.MessageToDict(alias) for alias in request.aliases],
+            "customTimeouts": json_format.MessageToDict(request.customTimeouts),
+            "version": request.version,
+        }
+        resource = CapturedResource(
+            urn=response.urn,
+            type=request.type,
+            name=request.name,
+            inputs=_plain(inputs),
+            parent=request.parent or None,
+            custom=bool(request.custom),
+            dependencies=tuple(request.dependencies),
+            property_dependencies={
+                key: tuple(deps.urns) for key, deps in request.propertyDependencies.items()
+            },
+            provider=request.provider or None,
+            options=options,
+            secret_paths=tuple(_find_secret_paths(raw)),
+            outputs=_plain(outputs.state) if outputs else {},
+        )
+        with self._lock:
+            self.capture.resources.append(resource)
+        return response
+
+    def RegisterResourceOutputs(self, request):
+        outputs = _plain(rpc.deserialize_properties(request.outputs, keep_unknowns=True))
+        with self._lock:
+            if request.urn.split("::")[-2].endswith("pulumi:pulumi:Stack"):
+                self.capture.stack_outputs = outputs
+            else:
+                self.capture.component_outputs[request.urn] = outputs
+        return super().RegisterResourceOutputs(request)
+
+
+class _CapturingEngine(pulumi_mocks.MockEngine):
+    def __init__(self, capture: Capture):
+        super().__init__(None)
+        self.capture = capture
+
+    def Log(self, request):
+        severity = {0: "debug", 1: "info", 2: "warning", 3: "error"}.get(request.severity, "info")
+        self.capture.logs.append((severity, request.message))
+        return super().Log(request)
+
+
+def _plain(value: Any) -> Any:
+    """Deserialized properties as JSON-like data (secrets unwrapped, unknowns None)."""
+    if isinstance(value, dict):
+        if value.get(rpc._special_sig_key) == SECRET_SIG:
+            return _plain(value.get("value"))
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if value is rpc.UNKNOWN or type(value).__name__ == "Unknown":
+        return None
+    return value
+
+
+def _config_entries(project: str, config: Mapping[str, Any] | None) -> dict[str, str]:
+    """Stack-file config (`ns:key: value`) as the engine passes it: strings, JSON for objects."""
+    entries: dict[str, str] = {}
+    for key, value in (config or {}).items():
+        full_key = key if ":" in key else f"{project}:{key}"
+        if isinstance(value, dict) and set(value) == {"secure"}:
+            raise ValueError(
+                f"config {full_key!r} is an encrypted secret; give its plaintext to offline runs"
+            )
+        entries[full_key] = value if isinstance(value, str) else json.dumps(value)
+    return entries
+
+
+def run(
+    program: Callable[[], Any] | str | Path,
+    *,
+    project: str = "nodepools",
+    stack: str = "dev",
+    config: Mapping[str, Any] | None = None,
+    mocks: pulumi.runtime.Mocks | None = None,
+    preview: bool = True,
+) -> Capture:
+    """Run `program` (a callable, or the path of a Pulumi program file or folder) offline.
+
+    Raises ProgramError (with the partial capture) when the program fails.
+    """
+    capture = Capture(project=project, stack=stack)
+    monitor = CapturingMonitor(mocks or OfflineMocks(), capture)
+    func = _as_callable(program)
+    # The loop must exist before the runtime is configured: the SDK binds futures to
+    # the current loop as resources are created.
+    loop = asyncio.new_event_loop()
+    previous_loop = _current_loop()
+    asyncio.set_event_loop(loop)
+    settings.reset_options(project=project, stack=stack, preview=preview)
+    pulumi.runtime.set_mocks(monitor.mocks, project, stack, preview, monitor=monitor)
+    settings.SETTINGS.engine = _CapturingEngine(capture)
+    set_all_config(_config_entries(project, config), [])
+    # set_mocks made a root stack of its own; run_in_stack makes the one we want.
+    settings.set_root_resource(None)
+    try:
+        loop.run_until_complete(run_in_stack(func))
+    except BaseException as exc:
+        raise ProgramError(exc, capture) from exc
+    finally:
+        loop.close()
+        asyncio.set_event_loop(previous_loop)
+        settings.set_root_resource(None)
+    return capture
+
+
+def _current_loop() -> asyncio.AbstractEventLoop | None:
+    try:
+        return asyncio.get_event_loop_policy().get_event_loop()
+    except RuntimeError:
+        return None
+
+
+def _as_callable(program: Callable[[], Any] | str | Path) -> Callable[[], Any]:
+    if callable(program):
+        return program
+    path = Path(program)
+    if path.is_dir():
+        path = path / "__main__.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"no Pulumi program at {path}")
+
+    def run_file() -> None:
+        sys.path.insert(0, str(path.parent))
+        try:
+            runpy.run_path(str(path), run_name="__main__")
+        finally:
+            sys.path.remove(str(path.parent))
+
+    return run_file

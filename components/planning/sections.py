@@ -1,0 +1,141 @@
+"""The sections every plan prints: the resource tree, scheduling info, capacity."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..offline import Capture, CapturedResource
+from .report import Section
+
+POOL_TYPES = (
+    "nodepools:index:MachinePool",
+    "nodepools:index:GpuSpotPool",
+    "nodepools:index:SharedNodePool",
+    "nodepools:index:KarpenterNodePool",
+)
+
+# The inputs worth a glance in the tree, per resource type (engine names, dotted paths).
+KEY_INPUTS: dict[str, tuple[str, ...]] = {
+    "aws:eks/nodeGroup:NodeGroup": (
+        "nodeGroupName",
+        "instanceTypes",
+        "capacityType",
+        "scalingConfig",
+        "diskSize",
+        "amiType",
+    ),
+    "aws:autoscaling/tag:Tag": ("tag.key", "tag.value"),
+    "oci:ContainerEngine/nodePool:NodePool": (
+        "name",
+        "nodeShape",
+        "nodeConfigDetails.size",
+        "nodeSourceDetails.bootVolumeSizeInGbs",
+    ),
+}
+
+
+def _dig(data: Any, path: str) -> Any:
+    for part in path.split("."):
+        if not isinstance(data, dict):
+            return None
+        data = data.get(part)
+    return data
+
+
+def _compact(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, dict | list):
+        return json.dumps(_ints(value), separators=(",", ":"), sort_keys=True)
+    return str(value)
+
+
+def _ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _ints(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_ints(v) for v in value]
+    return value
+
+
+def key_inputs(resource: CapturedResource) -> str:
+    if resource.type.startswith("kubernetes:"):
+        meta = resource.inputs.get("metadata") or {}
+        name = meta.get("name", "")
+        namespace = meta.get("namespace")
+        return f"{namespace}/{name}" if namespace else str(name)
+    fields = KEY_INPUTS.get(resource.type, ())
+    parts = []
+    for field_path in fields:
+        value = _dig(resource.inputs, field_path)
+        if value is not None:
+            parts.append(f"{field_path.rsplit('.', 1)[-1]}={_compact(value)}")
+    return " ".join(parts)
+
+
+def tree_section(capture: Capture) -> Section:
+    section = Section("Resources")
+    by_parent: dict[str | None, list[CapturedResource]] = {}
+    urns = {r.urn for r in capture.resources}
+    for resource in capture.resources:
+        parent = resource.parent if resource.parent in urns else None
+        by_parent.setdefault(parent, []).append(resource)
+
+    def walk(parent: str | None, depth: int) -> None:
+        # Registrations race on the engine's threads; sorting keeps the report stable.
+        for resource in sorted(by_parent.get(parent, []), key=lambda r: (r.type, r.name)):
+            details = key_inputs(resource)
+            line = f"{'  ' * depth}{resource.type}  {resource.name}"
+            section.lines.append(f"{line}  {details}" if details else line)
+            walk(resource.urn, depth + 1)
+
+    walk(None, 0)
+    section.lines.append(f"{len(capture.resources)} resources")
+    return section
+
+
+def pool_components(capture: Capture) -> list[CapturedResource]:
+    return [r for r in capture.components() if r.type in POOL_TYPES]
+
+
+def scheduling_section(capture: Capture) -> Section:
+    section = Section("Scheduling info (paste into a pod spec)")
+    for pool in pool_components(capture):
+        outputs = capture.outputs_of(pool)
+        section.lines.append(f"{pool.name} ({pool.type.rsplit(':', 1)[-1]}):")
+        yaml_text = outputs.get("scheduling_info_yaml") or ""
+        section.lines.extend(f"  {line}" for line in yaml_text.rstrip().splitlines())
+    return section
+
+
+def capacity_section(capture: Capture) -> Section:
+    section = Section("Capacity")
+    rows = [("pool", "cluster", "instance type", "nodes", "accelerator", "per node", "max total")]
+    for pool in pool_components(capture):
+        spec = pool.inputs.get("spec") or {}
+        if "minNodes" not in spec:
+            continue
+        per_node = int(spec.get("acceleratorsPerNode") or 0)
+        low, high = int(spec["minNodes"]), int(spec["maxNodes"])
+        resource = spec.get("acceleratorResource") or "-"
+        model = spec.get("acceleratorModel")
+        rows.append(
+            (
+                spec.get("poolName", pool.name),
+                spec.get("clusterKind", "?"),
+                spec.get("instanceType", "?"),
+                f"{low}..{high}" if low != high else str(low),
+                f"{resource} ({model})" if model else resource,
+                str(per_node),
+                str(per_node * high),
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        section.lines.append(
+            "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        )
+    return section

@@ -1,0 +1,51 @@
+"""The outputs every pool component shares, and how they are published."""
+
+from __future__ import annotations
+
+import pulumi
+
+from .backends import backend_for
+from .scheduling import SchedulingInfo
+from .specs.pools import ResolvedPool
+
+
+class PoolComponent(pulumi.ComponentResource):
+    """Base of every node-pool component.
+
+    Outputs: `pool_name`, `pool_id`, `scheduling_info` (dict with `nodeSelector`,
+    `tolerations`, `resources.limits`) and `scheduling_info_yaml` (the same, as YAML).
+    The resolved spec (secret-free) is registered as the component's inputs, so `plan`
+    and `pulumi stack export` can show what the pool is.
+    """
+
+    pool_name: pulumi.Output[str]
+    pool_id: pulumi.Output[str]
+    scheduling_info: pulumi.Output[dict]
+    scheduling_info_yaml: pulumi.Output[str]
+
+    def __init__(
+        self,
+        type_token: str,
+        name: str,
+        pool: ResolvedPool,
+        opts: pulumi.ResourceOptions | None,
+        props: dict | None = None,
+    ):
+        super().__init__(type_token, name, {"spec": pool.summary(), **(props or {})}, opts)
+        self.resolved = pool
+        self.scheduling = SchedulingInfo.for_pool(pool.pool_name, pool.taints, pool.accelerator)
+
+    def _build(self, name: str) -> None:
+        built = backend_for(self.resolved.cluster.kind).build_pool(name, self.resolved, self)
+        self.pool_name = pulumi.Output.from_input(self.resolved.pool_name)
+        self.pool_id = built.pool_id
+        self.scheduling_info = pulumi.Output.from_input(self.scheduling.to_dict())
+        self.scheduling_info_yaml = pulumi.Output.from_input(self.scheduling.to_yaml())
+
+    def _pool_outputs(self) -> dict[str, pulumi.Output]:
+        return {
+            "pool_name": self.pool_name,
+            "pool_id": self.pool_id,
+            "scheduling_info": self.scheduling_info,
+            "scheduling_info_yaml": self.scheduling_info_yaml,
+        }

@@ -1,0 +1,104 @@
+"""SchedulingInfo: what a pod needs to land on one pool and use its accelerators."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .specs.accelerators import Accelerator
+from .specs.labels import POOL_LABEL
+from .specs.taints import Taint
+
+
+def toleration_for(taint: Taint) -> dict[str, str]:
+    """The toleration that matches exactly this taint."""
+    if taint.value is None:
+        return {"key": taint.key, "operator": "Exists", "effect": taint.effect}
+    return {"key": taint.key, "operator": "Equal", "value": taint.value, "effect": taint.effect}
+
+
+@dataclass(frozen=True)
+class SchedulingInfo:
+    """nodeSelector + tolerations + accelerator resource limits, in pod-spec terms."""
+
+    node_selector: Mapping[str, str]
+    tolerations: tuple[Mapping[str, str], ...] = ()
+    limits: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def for_pool(
+        cls,
+        pool_name: str,
+        taints: Iterable[Taint],
+        accelerator: Accelerator | None,
+        *,
+        extra_selector: Mapping[str, str] | None = None,
+        accelerators_per_pod: int | None = None,
+    ) -> SchedulingInfo:
+        """Select the pool by its identity label, tolerate its taints, request its accelerators.
+
+        By default a pod asks for every accelerator of one node (`accelerator.count`).
+        """
+        selector = {POOL_LABEL: pool_name, **(extra_selector or {})}
+        tolerations = tuple(toleration_for(t) for t in sorted(taints, key=lambda t: t.sort_key))
+        limits: dict[str, int] = {}
+        if accelerator is not None:
+            limits[accelerator.resource] = (
+                accelerator.count if accelerators_per_pod is None else accelerators_per_pod
+            )
+        return cls(dict(sorted(selector.items())), tolerations, limits)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Pod-spec keys: `nodeSelector`, `tolerations`, `resources.limits`."""
+        info: dict[str, Any] = {
+            "nodeSelector": dict(self.node_selector),
+            "tolerations": [dict(t) for t in self.tolerations],
+        }
+        if self.limits:
+            info["resources"] = {"limits": dict(self.limits)}
+        return info
+
+    def to_yaml(self) -> str:
+        import yaml  # rendering only, never on the import path of `components`
+
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=False)
+
+    def merge_into(
+        self, pod_spec: Mapping[str, Any], container: str | None = None
+    ) -> dict[str, Any]:
+        """A copy of `pod_spec` that also schedules onto this pool.
+
+        The node selector is merged (a conflicting value is an error, not silently
+        overwritten), tolerations are appended unless already present, and the
+        accelerator limits are set on `container` (default: every container that
+        does not set them already).
+        """
+        spec = copy.deepcopy(dict(pod_spec))
+        selector = dict(spec.get("nodeSelector") or {})
+        for key, value in self.node_selector.items():
+            if key in selector and selector[key] != value:
+                raise ValueError(
+                    f"pod spec `nodeSelector.{key}` is {selector[key]!r} but the pool needs {value!r}"
+                )
+            selector[key] = value
+        spec["nodeSelector"] = dict(sorted(selector.items()))
+        tolerations = list(spec.get("tolerations") or [])
+        for toleration in self.tolerations:
+            if dict(toleration) not in tolerations:
+                tolerations.append(dict(toleration))
+        spec["tolerations"] = tolerations
+        if self.limits:
+            containers = spec.get("containers") or []
+            names = [c.get("name") for c in containers]
+            if container is not None and container not in names:
+                raise ValueError(f"pod spec has no container {container!r} (has {names})")
+            for entry in containers:
+                if container is not None and entry.get("name") != container:
+                    continue
+                resources = entry.setdefault("resources", {})
+                limits = resources.setdefault("limits", {})
+                for resource, count in self.limits.items():
+                    limits.setdefault(resource, count)
+        return spec

@@ -1,0 +1,153 @@
+"""The base of every spec: strict frozen models and errors collected with their paths.
+
+Specs are pure values (no pulumi import). A field that may carry a Pulumi ``Output``
+(a reference to another resource) is declared with :func:`wired`, which accepts either a
+plain value of the declared type or an Output, recognised by duck typing so that this
+package never imports pulumi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
+
+T = TypeVar("T", bound="SpecModel")
+
+
+class SpecModel(BaseModel):
+    """Strict, frozen pydantic model: unknown fields are errors, values never mutate."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        arbitrary_types_allowed=True,
+        validate_default=False,
+        str_strip_whitespace=False,
+    )
+
+
+class PathError(ValueError):
+    """A validator's error about a part of its field (`subpath`), e.g. `max_price` of `spot`."""
+
+    def __init__(self, subpath: str, message: str):
+        self.subpath = subpath
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One problem in a spec: where (`path`) and why (`message`, which quotes the value)."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"`{self.path}`: {self.message}" if self.path else self.message
+
+
+class SpecError(ValueError):
+    """Every problem found in one spec, raised once before anything is registered."""
+
+    def __init__(self, subject: str, issues: Sequence[Issue]):
+        self.subject = subject
+        self.issues = tuple(issues)
+        lines = "\n".join(f"  - {issue}" for issue in self.issues)
+        count = len(self.issues)
+        super().__init__(f"{subject} is invalid ({count} problem{'s' * (count != 1)}):\n{lines}")
+
+    def paths(self) -> list[str]:
+        return [issue.path for issue in self.issues]
+
+
+def format_path(loc: Iterable[Any]) -> str:
+    """Render a pydantic location as `a.b[0]["nvidia.com/gpu"]`."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part == "[key]":
+            continue  # pydantic's marker for "the key itself"; our message names the key
+        elif isinstance(part, str) and part.isidentifier():
+            out += f".{part}" if out else part
+        else:
+            out += f'["{part}"]'
+    return out
+
+
+def _quote(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list[Issue]:
+    """Turn pydantic's errors into our issues: a path, and a message quoting the value."""
+    issues: list[Issue] = []
+    for error in exc.errors(include_url=False):
+        loc = [part for part in error["loc"] if not _is_union_tag(part)]
+        path = format_path([*([prefix] if prefix else []), *loc])
+        kind = error["type"]
+        if kind == "value_error":
+            # Our own validators already quote the value in their message.
+            cause = error.get("ctx", {}).get("error")
+            message = str(cause) if cause is not None else error["msg"]
+            if isinstance(cause, PathError):
+                path = f"{path}.{cause.subpath}" if path else cause.subpath
+        elif kind == "extra_forbidden":
+            message = f"unknown field (got {_quote(error['input'])})"
+        elif kind == "missing":
+            message = "is required"
+        elif kind == "union_tag_invalid":
+            expected = error.get("ctx", {}).get("expected_tags", "")
+            message = f"unknown kind {_quote(error['ctx']['tag'])}; expected one of {expected}"
+        elif kind == "union_tag_not_found":
+            message = "needs a `kind`"
+        else:
+            message = f"{error['msg'][0].lower()}{error['msg'][1:]} (got {_quote(error['input'])})"
+        issues.append(Issue(path, message))
+    return issues
+
+
+def _is_union_tag(part: Any) -> bool:
+    # Discriminated unions add the tag ("eks", "oke", ...) to the location; users never
+    # wrote it, so it only obscures the path.
+    return isinstance(part, str) and part in _UNION_TAGS
+
+
+_UNION_TAGS: set[str] = set()
+
+
+def register_union_tags(*tags: str) -> None:
+    _UNION_TAGS.update(tags)
+
+
+def parse_spec(model: type[T], data: Any, subject: str, prefix: str = "") -> T:
+    """Validate `data` into `model`, raising one SpecError that lists every problem."""
+    if isinstance(data, model):
+        return data
+    if isinstance(data, BaseModel):
+        data = data.model_dump(exclude_unset=True)
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        raise SpecError(subject, issues_from_validation_error(exc, prefix)) from None
+
+
+def is_output(value: Any) -> bool:
+    """True for a Pulumi Output (or Output-like awaitable), detected without importing pulumi."""
+    cls = type(value)
+    return cls.__name__ == "Output" and cls.__module__.startswith("pulumi")
+
+
+def wired(plain_type: Any) -> Any:
+    """A field that takes a plain `plain_type` value or a Pulumi Output resolving to one."""
+    adapter = TypeAdapter(plain_type)
+
+    def check(value: Any) -> Any:
+        if is_output(value):
+            return value
+        return adapter.validate_python(value)
+
+    return Annotated[Any, BeforeValidator(check)]

@@ -1,0 +1,129 @@
+"""Cluster targets: where a pool lives, discriminated by `kind`."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from .base import SpecModel, register_union_tags, wired
+from .labels import Labels
+
+_EKS_AMI_TYPES = (
+    "AL2023_x86_64_STANDARD",
+    "AL2023_ARM_64_STANDARD",
+    "AL2023_x86_64_NVIDIA",
+    "AL2023_ARM_64_NVIDIA",
+    "AL2023_x86_64_NEURON",
+    "AL2_x86_64",
+    "AL2_x86_64_GPU",
+    "AL2_ARM_64",
+    "BOTTLEROCKET_x86_64",
+    "BOTTLEROCKET_ARM_64",
+    "BOTTLEROCKET_x86_64_NVIDIA",
+    "BOTTLEROCKET_ARM_64_NVIDIA",
+    "CUSTOM",
+)
+EksAmiType = Literal[_EKS_AMI_TYPES]  # type: ignore[valid-type]
+
+_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
+
+
+class EksCluster(SpecModel):
+    """An existing EKS cluster; pools become EKS managed node groups."""
+
+    kind: Literal["eks"] = Field(description="Discriminator: `eks`.")
+    cluster_name: wired(str) = Field(description="EKS cluster name (or an Output). Required.")
+    node_role_arn: wired(str) = Field(
+        description="IAM role ARN the nodes assume (or an Output). Required."
+    )
+    subnet_ids: wired(list[wired(str)]) = Field(
+        description="Subnets the nodes are launched in (or an Output). Required."
+    )
+    ami_type: EksAmiType | None = Field(
+        default=None,
+        description="EKS AMI type; default None picks the accelerated AL2023 variant for "
+        "NVIDIA/Neuron instance types and EKS's default otherwise.",
+    )
+    tags: Labels = Field(
+        default_factory=dict, description="AWS tags on every node group; default {}."
+    )
+
+    @field_validator("node_role_arn")
+    @classmethod
+    def _role_arn(cls, value):
+        if isinstance(value, str) and not _ROLE_ARN.match(value):
+            raise ValueError(
+                f"{value!r} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)"
+            )
+        return value
+
+    @field_validator("subnet_ids")
+    @classmethod
+    def _some_subnets(cls, value):
+        if isinstance(value, list) and not value:
+            raise ValueError("needs at least one subnet id (got [])")
+        return value
+
+
+class OkePlacement(SpecModel):
+    """Where OKE nodes go: one availability domain and a worker subnet in it."""
+
+    availability_domain: str = Field(min_length=1, description="e.g. `Uocm:PHX-AD-1`. Required.")
+    subnet_id: wired(str) = Field(description="Worker subnet OCID (or an Output). Required.")
+
+
+class OkeCluster(SpecModel):
+    """An existing Oracle Kubernetes Engine cluster; pools become OKE node pools."""
+
+    kind: Literal["oke"] = Field(description="Discriminator: `oke`.")
+    cluster_id: wired(str) = Field(description="Cluster OCID (or an Output). Required.")
+    compartment_id: wired(str) = Field(description="Compartment OCID (or an Output). Required.")
+    image_id: wired(str) = Field(description="Node image OCID (or an Output). Required.")
+    placements: list[OkePlacement] = Field(
+        min_length=1, description="Availability domains and subnets; at least one. Required."
+    )
+    kubernetes_version: str | None = Field(
+        default=None,
+        pattern=r"^v\d+\.\d+\.\d+$",
+        description="Node Kubernetes version such as `v1.31.1`; default None uses the cluster's.",
+    )
+
+
+register_union_tags("eks", "oke")
+
+# The ROSA target joins this union in components.specs.rosa (its own issue).
+ClusterTarget = Annotated[EksCluster | OkeCluster, Field(discriminator="kind")]
+
+
+class ClusterCapabilities(SpecModel):
+    """What a kind of cluster can do; specs check requests against it before any call."""
+
+    title: str
+    spot_max_price: bool = Field(description="Can the spot price be capped?")
+    spot_max_price_why: str = ""
+    boot_volume_gb: tuple[int, int] = Field(description="Inclusive range of boot volume sizes.")
+    replicas_multiple: int = Field(default=1, description="Node counts must be multiples of this.")
+
+
+CAPABILITIES: dict[str, ClusterCapabilities] = {
+    "eks": ClusterCapabilities(
+        title="EKS managed node groups",
+        spot_max_price=False,
+        spot_max_price_why="EKS refuses spot options in a node group's launch template, so "
+        "the price is always capped at on-demand",
+        boot_volume_gb=(1, 16384),
+    ),
+    "oke": ClusterCapabilities(
+        title="OKE node pools",
+        spot_max_price=False,
+        spot_max_price_why="OCI preemptible capacity has a fixed discount and no bid price",
+        boot_volume_gb=(50, 32768),
+    ),
+}
+
+
+def capabilities_for(cluster: object) -> ClusterCapabilities | None:
+    kind = getattr(cluster, "kind", None)
+    return CAPABILITIES.get(kind) if isinstance(kind, str) else None

@@ -1,0 +1,78 @@
+"""Kubernetes label syntax, and the label keys this library owns (one place for all)."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator
+
+# The identity label every pool's nodes carry; scheduling info selects on it, so a
+# workload lands on that pool and no other.
+POOL_LABEL = "nodepools.dev/pool"
+# Marks nodes of a SharedNodePool (long-lived, shared by recipes).
+SHARED_POOL_LABEL = "nodepools.dev/shared-pool"
+# The optional selector a SharedNodePool is published under for recipes to match.
+POOL_SELECTOR_LABEL = "nodepools.dev/pool-selector"
+# Freeform tags holding autoscaling bounds where a cloud's pool has only a size (OKE).
+MIN_NODES_TAG = "nodepools.dev/min-nodes"
+MAX_NODES_TAG = "nodepools.dev/max-nodes"
+
+_NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+def label_key_problem(key: str) -> str | None:
+    """Why `key` is not a Kubernetes qualified name, or None when it is."""
+    if not isinstance(key, str) or not key:
+        return f"label key {key!r} must be a non-empty string"
+    prefix, slash, name = key.rpartition("/")
+    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+        return (
+            f"label key {key!r} has an invalid prefix {prefix!r}: it must be a DNS "
+            "subdomain (lowercase alphanumerics, '-' and '.', at most 253 characters)"
+        )
+    if len(name) > 63 or not _NAME.match(name):
+        return (
+            f"label key {key!r} is not a qualified name: the name part must be 1 to 63 "
+            "alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric"
+        )
+    return None
+
+
+def label_value_problem(value: str) -> str | None:
+    """Why `value` is not a Kubernetes label value, or None when it is."""
+    if not isinstance(value, str):
+        return f"label value {value!r} must be a string"
+    if len(value) > 63:
+        return f"label value {value!r} is {len(value)} characters long; at most 63 are allowed"
+    if value and not _NAME.match(value):
+        return (
+            f"label value {value!r} must be empty or alphanumerics, '-', '_' or '.', "
+            "starting and ending with an alphanumeric"
+        )
+    return None
+
+
+def _check_key(key: str) -> str:
+    problem = label_key_problem(key)
+    if problem:
+        raise ValueError(problem)
+    return key
+
+
+def _check_value(value: str) -> str:
+    problem = label_value_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _sorted(labels: dict[str, str]) -> dict[str, str]:
+    # Sorted once here so every rendering downstream is independent of input order.
+    return dict(sorted(labels.items()))
+
+
+LabelKey = Annotated[str, AfterValidator(_check_key)]
+LabelValue = Annotated[str, AfterValidator(_check_value)]
+Labels = Annotated[dict[LabelKey, LabelValue], AfterValidator(_sorted)]

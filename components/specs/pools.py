@@ -1,0 +1,282 @@
+"""Args of MachinePool and GpuSpotPool, and the resolved pool every backend builds from."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from .accelerators import Accelerator, lookup_accelerator
+from .base import Issue, PathError, SpecError, SpecModel
+from .clusters import ClusterTarget, capabilities_for
+from .labels import POOL_LABEL, Labels
+from .scaling import Scaling, Spot
+from .taints import Taint, Taints, merge_taints
+
+# Valid for every backend at once: EKS node group names, OKE pool names, OCM machine
+# pool ids (which must start with a letter) and Kubernetes label values.
+POOL_NAME_PATTERN = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+POOL_NAME_MAX = 63
+
+SPOT_TAINT = Taint(key="spot", value="true", effect="PreferNoSchedule")
+GPU_POOL_LABELS = {"node-type": "gpu"}
+GPU_POOL_DEFAULT_SCALING = Scaling(min_replicas=0, max_replicas=3)
+
+
+def pool_name_problem(name: str) -> str | None:
+    if not isinstance(name, str) or not POOL_NAME_PATTERN.match(name) or len(name) > POOL_NAME_MAX:
+        return (
+            f"{name!r} is not a valid pool name: 1 to {POOL_NAME_MAX} lowercase letters, "
+            "digits and '-', starting with a letter and ending with a letter or digit"
+        )
+    return None
+
+
+def accelerator_taint(accelerator: Accelerator) -> Taint:
+    """The taint that keeps pods without an accelerator request off accelerator nodes."""
+    return Taint(key=accelerator.resource, value="true", effect="NoSchedule")
+
+
+class PoolArgsBase(SpecModel):
+    """Fields every node pool on a managed node-group backend shares.
+
+    Field order matters: a field's validator sees only the fields declared above it.
+    """
+
+    cluster: ClusterTarget = Field(
+        description="Where the pool lives: an `EksCluster` or `OkeCluster` (by `kind`). Required."
+    )
+    instance_type: str = Field(
+        min_length=1,
+        description="Instance type or OCI shape, e.g. `g4dn.xlarge`, `BM.GPU.A10.4`. Required.",
+    )
+    replicas: int | None = Field(
+        default=None,
+        ge=0,
+        description="Fixed node count; exclusive with `autoscaling`. Default None.",
+    )
+    autoscaling: Scaling | None = Field(
+        default=None,
+        validate_default=True,
+        description="Autoscaling bounds; exclusive with `replicas`. Default None.",
+    )
+    labels: Labels = Field(
+        default_factory=dict,
+        description=f"Node labels; default {{}}. `{POOL_LABEL}` is set by the pool itself.",
+    )
+    taints: Taints = Field(default_factory=list, description="Node taints; default [].")
+    spot: Spot | None = Field(
+        default=None, description="Spot/preemptible capacity when set; default None (on-demand)."
+    )
+    boot_volume_gb: int | None = Field(
+        default=None, gt=0, description="Boot/root volume in GiB; default None (cloud default)."
+    )
+    accelerator: Accelerator | None = Field(
+        default=None,
+        description="Accelerators per node; default None looks the instance type up in the catalog.",
+    )
+    pool_name: str | None = Field(
+        default=None,
+        description="Name of the pool in the cloud and in its identity label; default the "
+        "component name.",
+    )
+
+    @field_validator("autoscaling", mode="wrap")
+    @classmethod
+    def _replicas_xor_autoscaling(cls, autoscaling: Any, handler: Any, info: ValidationInfo):
+        # Wrapped so the conflict is reported even when the bounds themselves are bad.
+        if autoscaling is not None and info.data.get("replicas") is not None:
+            raise ValueError("Only one of `replicas` or `autoscaling` can be provided.")
+        return handler(autoscaling)
+
+    @field_validator("labels")
+    @classmethod
+    def _identity_label_is_ours(cls, labels: dict[str, str]) -> dict[str, str]:
+        if POOL_LABEL in labels:
+            raise ValueError(
+                f"label {POOL_LABEL!r} is set by the pool itself (to its pool name); remove it"
+            )
+        return labels
+
+    @field_validator("spot")
+    @classmethod
+    def _spot_price_supported(cls, spot: Spot | None, info: ValidationInfo):
+        caps = capabilities_for(info.data.get("cluster"))
+        if spot is not None and spot.max_price is not None and caps and not caps.spot_max_price:
+            raise PathError(
+                "max_price",
+                f"{spot.max_price!r} can't be used: {caps.title} can't cap the spot price "
+                f"({caps.spot_max_price_why}); remove `max_price`",
+            )
+        return spot
+
+    @field_validator("boot_volume_gb")
+    @classmethod
+    def _boot_volume_in_range(cls, size: int | None, info: ValidationInfo):
+        caps = capabilities_for(info.data.get("cluster"))
+        if size is not None and caps:
+            low, high = caps.boot_volume_gb
+            if not low <= size <= high:
+                raise ValueError(f"{size} is outside {low}..{high} GiB for {caps.title}")
+        return size
+
+    @field_validator("pool_name")
+    @classmethod
+    def _pool_name(cls, name: str | None) -> str | None:
+        if name is not None and (problem := pool_name_problem(name)):
+            raise ValueError(problem)
+        return name
+
+
+class MachinePoolArgs(PoolArgsBase):
+    """Args of `MachinePool`: exactly one of `replicas` or `autoscaling` is required."""
+
+    @field_validator("autoscaling")
+    @classmethod
+    def _one_of_replicas_or_autoscaling(cls, autoscaling: Scaling | None, info: ValidationInfo):
+        if autoscaling is None and info.data.get("replicas") is None and "replicas" in info.data:
+            raise ValueError("One of `replicas` or `autoscaling` is required.")
+        return autoscaling
+
+
+class GpuSpotPoolArgs(PoolArgsBase):
+    """Args of `GpuSpotPool`: a MachinePool with GPU defaults.
+
+    Defaults: autoscaling 0..3 (when `replicas` is not given), spot on, taints
+    `<accelerator resource>=true:NoSchedule` and `spot=true:PreferNoSchedule` (given taints
+    are added; one with the same key and effect replaces the default), label
+    `node-type=gpu`. The instance type must have an accelerator unless one is given.
+    """
+
+    spot: Spot | None = Field(
+        default_factory=Spot, description="Spot capacity; default on, uncapped (`{}`)."
+    )
+
+    @field_validator("accelerator")
+    @classmethod
+    def _needs_accelerator(cls, accelerator: Accelerator | None, info: ValidationInfo):
+        instance_type = info.data.get("instance_type")
+        if accelerator is None and instance_type and lookup_accelerator(instance_type) is None:
+            raise ValueError(
+                f"instance type {instance_type!r} has no accelerator in the catalog; "
+                "give `accelerator` (resource, count) or use a GPU instance type"
+            )
+        return accelerator
+
+
+@dataclass(frozen=True)
+class ResolvedPool:
+    """A pool with every default applied: what backends build and scheduling derives from."""
+
+    component_name: str
+    pool_name: str
+    cluster: Any
+    instance_type: str
+    min_nodes: int
+    max_nodes: int
+    autoscaled: bool
+    labels: dict[str, str]
+    taints: tuple[Taint, ...]
+    spot: Spot | None
+    boot_volume_gb: int | None
+    accelerator: Accelerator | None
+    ocpus: float | None = None
+    memory_gb: float | None = None
+
+    @property
+    def accelerators_per_node(self) -> int:
+        return self.accelerator.count if self.accelerator else 0
+
+    def summary(self) -> dict[str, Any]:
+        """Plain, secret-free description registered as the component's inputs."""
+        return {
+            "poolName": self.pool_name,
+            "clusterKind": self.cluster.kind,
+            "instanceType": self.instance_type,
+            "minNodes": self.min_nodes,
+            "maxNodes": self.max_nodes,
+            "autoscaled": self.autoscaled,
+            "spot": self.spot is not None,
+            "acceleratorResource": self.accelerator.resource if self.accelerator else None,
+            "acceleratorsPerNode": self.accelerators_per_node,
+            "acceleratorModel": self.accelerator.model if self.accelerator else None,
+            "labels": self.labels,
+            "taints": [str(t) for t in self.taints],
+            "bootVolumeGb": self.boot_volume_gb,
+        }
+
+
+def resolve_pool(
+    args: PoolArgsBase,
+    component_name: str,
+    *,
+    default_labels: dict[str, str] | None = None,
+    default_taints: list[Taint] | None = None,
+    default_scaling: Scaling | None = None,
+    extra_labels: dict[str, str] | None = None,
+    ocpus: float | None = None,
+    memory_gb: float | None = None,
+) -> ResolvedPool:
+    """Apply defaults and the identity label; raise SpecError if the pool name is invalid."""
+    pool_name = args.pool_name or component_name
+    if problem := pool_name_problem(pool_name):
+        raise SpecError(
+            f"pool {component_name!r}",
+            [
+                Issue(
+                    "pool_name", f"{problem}; the component name is used when `pool_name` is unset"
+                )
+            ],
+        )
+    if args.replicas is not None:
+        min_nodes = max_nodes = args.replicas
+        autoscaled = False
+    else:
+        scaling = args.autoscaling or default_scaling
+        if scaling is None:
+            raise SpecError(
+                f"pool {component_name!r}",
+                [Issue("autoscaling", "One of `replicas` or `autoscaling` is required.")],
+            )
+        min_nodes, max_nodes, autoscaled = scaling.min_replicas, scaling.max_replicas, True
+    accelerator = args.accelerator or lookup_accelerator(args.instance_type)
+    labels = {
+        **(default_labels or {}),
+        **args.labels,
+        **(extra_labels or {}),
+        POOL_LABEL: pool_name,
+    }
+    taints = merge_taints(default_taints or [], args.taints)
+    return ResolvedPool(
+        component_name=component_name,
+        pool_name=pool_name,
+        cluster=args.cluster,
+        instance_type=args.instance_type,
+        min_nodes=min_nodes,
+        max_nodes=max_nodes,
+        autoscaled=autoscaled,
+        labels=dict(sorted(labels.items())),
+        taints=tuple(taints),
+        spot=args.spot,
+        boot_volume_gb=args.boot_volume_gb,
+        accelerator=accelerator,
+        ocpus=ocpus,
+        memory_gb=memory_gb,
+    )
+
+
+def resolve_gpu_spot_pool(args: GpuSpotPoolArgs, component_name: str) -> ResolvedPool:
+    accelerator = args.accelerator or lookup_accelerator(args.instance_type)
+    assert accelerator is not None  # guaranteed by GpuSpotPoolArgs validation
+    default_taints = [accelerator_taint(accelerator)]
+    if args.spot is not None:
+        default_taints.append(SPOT_TAINT)
+    return resolve_pool(
+        args,
+        component_name,
+        default_labels=GPU_POOL_LABELS,
+        default_taints=default_taints,
+        default_scaling=GPU_POOL_DEFAULT_SCALING,
+    )

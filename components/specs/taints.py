@@ -1,0 +1,80 @@
+"""Taints, modelled once with Kubernetes effects and translated by each backend."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BeforeValidator, Field
+
+from .base import SpecModel
+from .labels import LabelKey, label_value_problem
+
+TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
+TAINT_EFFECTS: tuple[str, ...] = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+
+
+def _parse_taint_string(value: Any) -> Any:
+    # Stack YAML may write taints the way kubectl does: "key=value:Effect" or "key:Effect".
+    if not isinstance(value, str):
+        return value
+    head, colon, effect = value.rpartition(":")
+    if not colon:
+        raise ValueError(f"taint {value!r} must look like 'key=value:Effect' or 'key:Effect'")
+    key, equals, taint_value = head.partition("=")
+    return {"key": key, "value": taint_value if equals else None, "effect": effect}
+
+
+def _check_value(value: str | None) -> str | None:
+    if value is None:
+        return None
+    problem = label_value_problem(value)
+    if problem:
+        raise ValueError(problem.replace("label value", "taint value"))
+    return value
+
+
+class Taint(SpecModel):
+    """A node taint: pods without a matching toleration are kept off (or evicted)."""
+
+    key: LabelKey = Field(description="Taint key, a Kubernetes qualified name. Required.")
+    value: Annotated[str | None, AfterValidator(_check_value)] = Field(
+        default=None,
+        description="Taint value; omitted when None (default None). An empty string is "
+        'treated as no value, since Karpenter rejects `value: ""`.',
+    )
+    effect: TaintEffect = Field(
+        description="`NoSchedule`, `PreferNoSchedule` or `NoExecute`. Required."
+    )
+
+    def model_post_init(self, __context: Any) -> None:
+        if self.value == "":
+            object.__setattr__(self, "value", None)
+
+    @property
+    def sort_key(self) -> tuple[str, str, str]:
+        return (self.key, self.effect, self.value or "")
+
+    def __str__(self) -> str:
+        return (
+            f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
+        )
+
+
+def _normalise(taints: list[Taint]) -> list[Taint]:
+    # A taint is identified by (key, effect): two with the same identity would be
+    # rejected by the API server, so the last one given wins. Sorted for determinism.
+    by_identity: dict[tuple[str, str], Taint] = {}
+    for taint in taints:
+        by_identity[(taint.key, taint.effect)] = taint
+    return sorted(by_identity.values(), key=lambda t: t.sort_key)
+
+
+Taints = Annotated[
+    list[Annotated[Taint, BeforeValidator(_parse_taint_string)]], AfterValidator(_normalise)
+]
+
+
+def merge_taints(defaults: Iterable[Taint], overrides: Iterable[Taint]) -> list[Taint]:
+    """Defaults plus overrides; an override with the same key and effect replaces the default."""
+    return _normalise([*defaults, *overrides])

@@ -1,0 +1,25 @@
+"""The stack program: builds the fleet declared in this stack's `nodepools:*` config.
+
+`pulumi up --stack dev` runs it for real; `python -m components plan --stack dev` runs it
+offline. Each pool's scheduling info is exported for workloads to use.
+"""
+
+import pulumi
+
+from components.fleet import deploy_fleet, read_stack_config
+from components.pool_component import PoolComponent
+
+built = deploy_fleet(read_stack_config())
+
+pulumi.export(
+    "pools",
+    {
+        name: {
+            "pool_name": component.pool_name,
+            "pool_id": component.pool_id,
+            "scheduling_info": component.scheduling_info,
+        }
+        for name, component in built.items()
+        if isinstance(component, PoolComponent)
+    },
+)
