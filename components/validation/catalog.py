@@ -28,6 +28,8 @@ KNOWN_KINDS: frozenset[tuple[str, str]] = frozenset(DATA_FILES)
 
 def is_known_kind(api_version: object, kind: object) -> bool:
     """True if manifests of this apiVersion and kind are validated."""
+    if not isinstance(api_version, str) or not isinstance(kind, str):
+        return False
     return (api_version, kind) in DATA_FILES
 
 
