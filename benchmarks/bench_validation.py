@@ -14,8 +14,10 @@
 Target: 1,000 custom resources in under 1 second after one compile.
 
 Run it as a script (``python benchmarks/bench_validation.py``) for the numbers.
-Recorded on the 2-core development machine (Python 3.11, cel-expr-python 0.1.3):
-compile_s ~0.05, cel_import_s ~0.01, manifests_per_s ~3,000, invalid ~2,600.
+Recorded on the 2-core development machine (Python 3.11.7, cel-expr-python 0.1.3,
+other jobs running), three runs: cel_import_s 0.003-0.004, compile_s 0.03-0.06 (90
+rules), 1,000 manifests in 0.09-0.16 s, i.e. 6,400-10,600 manifests/s valid and
+6,400-10,200 with a violation each: 6-10x under the 1-second target.
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ common-expression-language 0.10.0     ~160 ms    ~7 ms         ~3,300
 cel-python 0.5.0 (pure Python)        ~100 ms    ~95 ms        ~50
 ====================================  =========  ============  =============================
 
+(CRs/second here: the 29 rule evaluations of one NodePool, CEL only.) With the whole
+pipeline around it (copy, pruning, defaults, schema, CEL, webhooks), 1,000 mixed
+custom resources validate in 0.09-0.16 s after a 0.03-0.06 s compile of all seven
+kinds (benchmarks/bench_validation.py).
+
 All three compile every rule; the C++ runtime is the most faithful one besides being
 the fastest: its ``matches`` uses RE2 (the Rust runtime's regex crate makes ``\\d``
 match any Unicode digit, Go does not), evaluation errors ("no such key", a failed
@@ -29,7 +34,10 @@ extension (``matches``, ``startsWith``, ``endsWith``, ``split``, ``size``, ``has
 and the compile-all test catches it when the facts are regenerated.
 
 ``self`` is bound to the value at the node that declares the rule (each list item or
-map value for rules under ``items``/``additionalProperties``), typed ``dyn``. Rules
+map value for rules under ``items``/``additionalProperties``), typed ``dyn`` where the
+API server types it from the schema. The results agree because, as in the API server,
+CEL only runs once the structural schema found no type, required, enum or size error,
+so every value already has its schema type (integral floats made ``int``). Rules
 that mention ``oldSelf`` are transition rules: skipped on create, evaluated against
 the correlated old value on update. As in the API server, a rule whose evaluation
 fails (``no such key``, ``cannot convert string to int``...) rejects the object, and

@@ -147,6 +147,19 @@ def test_structural_errors_quote_the_value():
     assert found["spec.template.spec.taints[0].effect"].startswith('Unsupported value: "NoWay"')
 
 
+def test_date_time_format():
+    manifest = node_pool()
+    taint = manifest["spec"]["template"]["spec"]["startupTaints"][0]
+    taint["timeAdded"] = "2025-02-30T10:00:00Z"
+    [violation, _skipped] = validate_manifest(manifest)
+    assert (violation.path, violation.message) == (
+        "spec.template.spec.startupTaints[0].timeAdded",
+        'Invalid value: "2025-02-30T10:00:00Z": must be of type date-time',
+    )
+    taint["timeAdded"] = "2025-02-28T10:00:00.123+01:00"
+    assert validate_manifest(manifest) == []
+
+
 def test_blocking_structural_errors_skip_cel_like_the_api_server():
     manifest = node_pool()
     manifest["spec"]["template"]["metadata"]["labels"]["karpenter.sh/custom"] = "x"
