@@ -10,7 +10,7 @@ from pulumi_policy import (
     ResourceValidationPolicy,
 )
 
-from policies.resources import fmt, number, pool_view
+from policies.resources import fmt, mapping, number, pool_view
 
 DEFAULT_MAX_NODES = 100
 # USD per instance-hour. Above the on-demand price of the largest GPU instances, so by
@@ -35,6 +35,10 @@ def _validate_max_nodes(args: ResourceValidationArgs, report: ReportViolation) -
 def _validate_karpenter_limits(args: ResourceValidationArgs, report: ReportViolation) -> None:
     pool = pool_view(args.resource_type, args.props, args.name)
     if pool is None or pool.platform != "karpenter":
+        return
+    if mapping(args.props.get("spec")).get("replicas") is not None:
+        # A static NodePool is bounded by its replica count, and Karpenter refuses any limit
+        # but `nodes` on it.
         return
     if not pool.limits:
         report(

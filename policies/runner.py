@@ -32,10 +32,15 @@ from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
-from policies.configuration import load_policy_config, reconcile_policy_config
+from policies.configuration import (
+    PolicyConfigError,
+    load_policy_config,
+    reconcile_policy_config,
+)
 from policies.pack import POLICIES
 
 __all__ = [
+    "PolicyConfigError",
     "PolicyResourceInput",
     "PolicyViolation",
     "load_policy_config",

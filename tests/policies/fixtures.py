@@ -236,6 +236,14 @@ def karpenter_node_pool(
     )
 
 
+def static_karpenter_node_pool(pool: str = "llm-static", replicas: float = 2.0) -> Resource:
+    """A NodePool with a fixed replica count (alpha), on which Karpenter allows no limits."""
+    resource = karpenter_node_pool(pool, limits={})
+    del resource.props["spec"]["limits"]
+    resource.props["spec"]["replicas"] = replicas
+    return resource
+
+
 def pod_spec(
     pool: str | None = "train",
     *,
@@ -558,6 +566,12 @@ RESOURCE_CASES = [
         (karpenter_node_pool(limits={}),),
         1,
         mentions="spec.limits",
+    ),
+    Case(
+        "karpenter-static-replicas-without-limits",
+        "karpenter-limits",
+        (static_karpenter_node_pool(),),
+        0,
     ),
     Case(
         "karpenter-limits-without-gpu",
