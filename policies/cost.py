@@ -1,0 +1,121 @@
+"""Bounds on how much capacity a pool can buy: node ceilings, Karpenter limits, spot price."""
+
+from __future__ import annotations
+
+from pulumi_policy import (
+    EnforcementLevel,
+    PolicyConfigSchema,
+    ReportViolation,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+)
+
+from policies.resources import fmt, mapping, number, pool_view
+
+DEFAULT_MAX_NODES = 100
+# USD per instance-hour. Above the on-demand price of the largest GPU instances, so by
+# default it only catches typos (a bid of 3000 meant as 3.000); organisations tighten it.
+DEFAULT_MAX_SPOT_PRICE = 100.0
+
+
+def _validate_max_nodes(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    pool = pool_view(args.resource_type, args.props, args.name)
+    if pool is None or pool.max_nodes is None:
+        return
+    ceiling = number(args.get_config().get("maxNodes"))
+    ceiling = DEFAULT_MAX_NODES if ceiling is None else ceiling
+    if pool.max_nodes > ceiling:
+        report(
+            f"Pool '{pool.name}' can scale to {fmt(pool.max_nodes)} nodes "
+            f"(`{pool.path('max_nodes')}`), above the ceiling of {fmt(ceiling)} "
+            "(policy config `maxNodes`)."
+        )
+
+
+def _validate_karpenter_limits(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    pool = pool_view(args.resource_type, args.props, args.name)
+    if pool is None or pool.platform != "karpenter":
+        return
+    if mapping(args.props.get("spec")).get("replicas") is not None:
+        # A static NodePool is bounded by its replica count, and Karpenter refuses any limit
+        # but `nodes` on it.
+        return
+    if not pool.limits:
+        report(
+            f"NodePool '{pool.name}' declares no `spec.limits`, so Karpenter may launch "
+            "instances without bound; set at least `cpu` and `memory`"
+            + (
+                " and the accelerators it can launch ("
+                + ", ".join(a.resource for a in pool.accelerators)
+                + ")."
+                if pool.accelerators
+                else "."
+            )
+        )
+        return
+    for accelerator in pool.accelerators:
+        if accelerator.resource not in pool.limits:
+            report(
+                f"NodePool '{pool.name}' can launch {accelerator.resource} instances but "
+                f"`spec.limits` ({', '.join(sorted(pool.limits))}) does not bound "
+                f"`{accelerator.resource}`."
+            )
+
+
+def _validate_spot_price(args: ResourceValidationArgs, report: ReportViolation) -> None:
+    pool = pool_view(args.resource_type, args.props, args.name)
+    if pool is None or pool.max_price is None:
+        return
+    cap = number(args.get_config().get("maxPricePerHour"))
+    cap = DEFAULT_MAX_SPOT_PRICE if cap is None else cap
+    if pool.max_price > cap:
+        report(
+            f"Pool '{pool.name}' bids up to {fmt(pool.max_price)} USD/hour for spot capacity "
+            f"(`{pool.path('max_price')}`), above the cap of {fmt(cap)} "
+            "(policy config `maxPricePerHour`)."
+        )
+
+
+autoscaling_max_nodes = ResourceValidationPolicy(
+    name="autoscaling-max-nodes",
+    description="A node pool's maximum node count stays within the configured ceiling.",
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "maxNodes": {
+                "type": "integer",
+                "minimum": 0,
+                "default": DEFAULT_MAX_NODES,
+                "description": "Largest autoscaling maximum (or fixed size) a pool may declare.",
+            }
+        }
+    ),
+    validate=_validate_max_nodes,
+)
+
+karpenter_limits = ResourceValidationPolicy(
+    name="karpenter-limits",
+    description=(
+        "Karpenter NodePools declare `spec.limits`, including every accelerator resource "
+        "they can launch."
+    ),
+    enforcement_level=EnforcementLevel.MANDATORY,
+    validate=_validate_karpenter_limits,
+)
+
+spot_max_price = ResourceValidationPolicy(
+    name="spot-max-price",
+    description="A spot pool's maximum price per instance-hour stays within the configured cap.",
+    enforcement_level=EnforcementLevel.MANDATORY,
+    config_schema=PolicyConfigSchema(
+        properties={
+            "maxPricePerHour": {
+                "type": "number",
+                "minimum": 0,
+                "default": DEFAULT_MAX_SPOT_PRICE,
+                "description": "Highest spot max price, in USD per instance-hour.",
+            }
+        }
+    ),
+    validate=_validate_spot_price,
+)

@@ -1,0 +1,39 @@
+"""The policies of the nodepools-guardrails pack, importable without starting a server.
+
+`PolicyPack(...)` serves gRPC and blocks forever, so `__main__.py` is the only place that
+builds it; the in-process runner (`policies.runner`) reads the same list from here.
+"""
+
+from __future__ import annotations
+
+from pulumi_policy import EnforcementLevel, Policy
+
+from policies.backends import bare_metal_boot_volume, rosa_multi_az_replicas
+from policies.cost import autoscaling_max_nodes, karpenter_limits, spot_max_price
+from policies.governance import kueue_quota_within_capacity
+from policies.labels import restricted_label_domains
+from policies.taints import accelerator_pool_tainted, spot_pool_tainted
+from policies.workloads import pool_workloads_unprivileged, recipe_requests_pool_accelerators
+
+PACK_NAME = "nodepools-guardrails"
+# Only used by a policy that names no level of its own; every policy here names one.
+PACK_ENFORCEMENT_LEVEL = EnforcementLevel.ADVISORY
+
+POLICIES: list[Policy] = [
+    accelerator_pool_tainted,
+    spot_pool_tainted,
+    bare_metal_boot_volume,
+    autoscaling_max_nodes,
+    karpenter_limits,
+    spot_max_price,
+    restricted_label_domains,
+    rosa_multi_az_replicas,
+    kueue_quota_within_capacity,
+    recipe_requests_pool_accelerators,
+    pool_workloads_unprivileged,
+]
+
+
+def enforcement_level(policy: Policy) -> EnforcementLevel:
+    """The level a policy runs at before any configuration, as the analyzer reports it."""
+    return policy.enforcement_level or PACK_ENFORCEMENT_LEVEL
