@@ -79,7 +79,15 @@ def engine_side() -> Iterator[ProviderProcess]:
 
 
 def struct(props: dict[str, Any]) -> struct_pb2.Struct:
-    return asyncio.run(rpc.serialize_properties({**props, "__provider": PROVIDER}, {}))
+    # A private loop: asyncio.run would leave the thread without a current loop, which
+    # Pulumi's mocks in later tests rely on.
+    loop = asyncio.new_event_loop()
+    try:
+        return loop.run_until_complete(
+            rpc.serialize_properties({**props, "__provider": PROVIDER}, {})
+        )
+    finally:
+        loop.close()
 
 
 def plain(message: struct_pb2.Struct) -> dict[str, Any]:

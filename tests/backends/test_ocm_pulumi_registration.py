@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pulumi
@@ -39,11 +41,16 @@ class CapturingMonitor(mocks.MockMonitor):
 
 
 @pytest.fixture
-def monitor() -> CapturingMonitor:
+def monitor() -> Iterator[CapturingMonitor]:
+    # Pulumi's runtime runs on the thread's current loop; give it one of its own.
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     mock = EchoMocks()
     capturing = CapturingMonitor(mock)
     pulumi.runtime.set_mocks(mock, preview=False, monitor=capturing)
-    return capturing
+    yield capturing
+    loop.close()
+    asyncio.set_event_loop(asyncio.new_event_loop())
 
 
 def register(token: str | None) -> OcmMachinePool:
