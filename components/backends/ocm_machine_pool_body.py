@@ -1,0 +1,508 @@
+"""The OCM MachinePool body: its rules, its canonical form, and how two bodies differ.
+
+Pure functions over plain dicts (the JSON OCM speaks), shared by the dynamic provider's
+check, diff, create (adoption) and update. Values may arrive as Pulumi hands them to a
+dynamic provider: integers as floats, and (during preview) the "unknown" sentinel string in
+place of any value; both are tolerated here, an unknown simply never equals a known value.
+
+Which fields are which (OCM facts, see ../shared/ocm/README.md):
+- immutable after create, a change means replacing the pool: ``id``, ``instance_type``,
+  ``aws.spot_market_options`` (spot on/off and its max price), ``root_volume``, ``subnets``,
+  ``availability_zones``;
+- updated in place by PATCH: ``replicas`` / ``autoscaling``, ``labels``, ``taints`` (the
+  whole set is replaced).
+``root_volume``, ``subnets`` and ``availability_zones`` are optional and OCM picks a value
+when they are left out; leaving one out later therefore means "keep what OCM has", not a
+change.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+POOL_ID_PATTERN = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+ROOT_VOLUME_MIN_GIB = 128
+ROOT_VOLUME_MAX_GIB = 16384
+MULTI_AZ_MULTIPLE = 3
+
+BODY_KEYS = frozenset(
+    {
+        "id",
+        "instance_type",
+        "replicas",
+        "autoscaling",
+        "labels",
+        "taints",
+        "aws",
+        "root_volume",
+        "subnets",
+        "availability_zones",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input: where (a dotted path) and why (quoting the value)."""
+
+    path: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"`{self.path}`: {self.reason}"
+
+
+# -- validation ----------------------------------------------------------------------------
+
+
+def body_problems(body: Any, *, multi_az: bool, path: str = "body") -> list[Problem]:
+    """Every rule OCM enforces on a new machine pool that can be checked offline."""
+    if not isinstance(body, dict):
+        return [Problem(path, f"must be an object (the OCM MachinePool body), got {body!r}")]
+    problems: list[Problem] = []
+
+    def add(field: str, reason: str) -> None:
+        problems.append(Problem(f"{path}.{field}", reason))
+
+    for key in sorted(set(body) - BODY_KEYS):
+        add(
+            key, f"is not a machine-pool field this provider manages (allowed: {sorted(BODY_KEYS)})"
+        )
+
+    pool_id = body.get("id")
+    if not isinstance(pool_id, str) or not pool_id:
+        add("id", f"is required (a string), got {pool_id!r}")
+    elif not POOL_ID_PATTERN.match(pool_id):
+        add(
+            "id",
+            f"{pool_id!r} must match {POOL_ID_PATTERN.pattern} (lower-case letters, digits "
+            f"and '-', starting with a letter and not ending with '-')",
+        )
+
+    instance_type = body.get("instance_type")
+    if not isinstance(instance_type, str) or not instance_type.strip():
+        add("instance_type", f"is required (e.g. 'g4dn.xlarge'), got {instance_type!r}")
+
+    pinned_to_one_zone = _pinned_to_one_zone(body)
+    needs_multiple = multi_az and not pinned_to_one_zone
+    has_replicas = body.get("replicas") is not None
+    has_autoscaling = body.get("autoscaling") is not None
+    if has_replicas and has_autoscaling:
+        add("replicas", "Only one of `replicas` or `autoscaling` can be provided.")
+    elif not has_replicas and not has_autoscaling:
+        add("replicas", "One of `replicas` or `autoscaling` is required.")
+    if has_replicas:
+        _check_count(body["replicas"], "replicas", needs_multiple, add)
+    if has_autoscaling:
+        _check_autoscaling(body["autoscaling"], needs_multiple, add)
+
+    _check_labels(body.get("labels"), add)
+    _check_taints(body.get("taints"), add)
+    _check_aws(body.get("aws"), add)
+    _check_root_volume(body.get("root_volume"), add)
+
+    for key in ("subnets", "availability_zones"):
+        value = body.get(key)
+        if value is not None and (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(item, str) and item for item in value)
+        ):
+            add(key, f"must be a non-empty list of strings, got {value!r}")
+    if body.get("subnets") and body.get("availability_zones"):
+        add("availability_zones", "can't be given together with `subnets` (pick one)")
+    if body.get("availability_zones") and not multi_az:
+        add(
+            "availability_zones",
+            f"{body['availability_zones']!r} can only be chosen on a multi-AZ cluster",
+        )
+    return problems
+
+
+def _pinned_to_one_zone(body: dict[str, Any]) -> bool:
+    """A pool placed in one zone of a multi-AZ cluster is exempt from the multiple-of-3 rule."""
+    for key in ("subnets", "availability_zones"):
+        value = body.get(key)
+        if isinstance(value, list) and len(value) == 1:
+            return True
+    return False
+
+
+def _check_count(value: Any, field: str, needs_multiple: bool, add: Callable) -> None:
+    count = as_int(value)
+    if count is None:
+        add(field, f"must be a whole number, got {value!r}")
+    elif count < 0:
+        add(field, f"{count} can't be negative")
+    elif needs_multiple and count % MULTI_AZ_MULTIPLE:
+        add(field, f"{count} must be a multiple of 3 on a multi-AZ cluster")
+
+
+def _check_autoscaling(value: Any, needs_multiple: bool, add: Callable) -> None:
+    if not isinstance(value, dict):
+        add("autoscaling", f"must be an object with min_replicas and max_replicas, got {value!r}")
+        return
+    for key in sorted(set(value) - {"min_replicas", "max_replicas"}):
+        add(f"autoscaling.{key}", "is not an autoscaling field (min_replicas, max_replicas)")
+    for key in ("min_replicas", "max_replicas"):
+        if value.get(key) is None:
+            add(f"autoscaling.{key}", "is required when `autoscaling` is given")
+        else:
+            _check_count(value[key], f"autoscaling.{key}", needs_multiple, add)
+    low, high = as_int(value.get("min_replicas")), as_int(value.get("max_replicas"))
+    if low is not None and high is not None and low > high:
+        add(
+            "autoscaling.min_replicas",
+            f"{low} can't be greater than `max_replicas` {high}",
+        )
+    if high == 0:
+        add("autoscaling.max_replicas", "0 would never run a node; use at least 1")
+
+
+def _check_labels(labels: Any, add: Callable) -> None:
+    if labels is None:
+        return
+    if not isinstance(labels, dict):
+        add("labels", f"must be an object of string keys and values, got {labels!r}")
+        return
+    for key, value in labels.items():
+        if not isinstance(key, str) or not key:
+            add("labels", f"key {key!r} must be a non-empty string")
+        elif not isinstance(value, str):
+            add(f"labels.{key}", f"must be a string, got {value!r}")
+
+
+def _check_taints(taints: Any, add: Callable) -> None:
+    if taints is None:
+        return
+    if not isinstance(taints, list):
+        add("taints", f"must be a list of {{key, value, effect}}, got {taints!r}")
+        return
+    seen: set[tuple[str, str]] = set()
+    for index, taint in enumerate(taints):
+        where = f"taints[{index}]"
+        if not isinstance(taint, dict):
+            add(where, f"must be an object {{key, value, effect}}, got {taint!r}")
+            continue
+        for key in sorted(set(taint) - {"key", "value", "effect"}):
+            add(f"{where}.{key}", "is not a taint field (key, value, effect)")
+        key, effect, value = taint.get("key"), taint.get("effect"), taint.get("value")
+        if not isinstance(key, str) or not key:
+            add(f"{where}.key", f"is required (a string), got {key!r}")
+        if value is not None and not isinstance(value, str):
+            add(f"{where}.value", f"must be a string, got {value!r}")
+        if effect not in TAINT_EFFECTS:
+            add(f"{where}.effect", f"{effect!r} must be one of {', '.join(TAINT_EFFECTS)}")
+        if isinstance(key, str) and isinstance(effect, str):
+            if (key, effect) in seen:
+                add(where, f"duplicates the taint {key!r} with effect {effect!r}")
+            seen.add((key, effect))
+
+
+def _check_aws(aws: Any, add: Callable) -> None:
+    if aws is None:
+        return
+    if not isinstance(aws, dict):
+        add("aws", f"must be an object, got {aws!r}")
+        return
+    for key in sorted(set(aws) - {"spot_market_options"}):
+        add(f"aws.{key}", "is not managed by this provider (only `spot_market_options`)")
+    spot = aws.get("spot_market_options")
+    if spot is None:
+        return
+    if not isinstance(spot, dict):
+        add("aws.spot_market_options", f"must be an object (possibly empty), got {spot!r}")
+        return
+    for key in sorted(set(spot) - {"max_price"}):
+        add(f"aws.spot_market_options.{key}", "is not a spot option (max_price)")
+    price = spot.get("max_price")
+    if price is None:
+        return
+    if isinstance(price, bool) or not isinstance(price, int | float) or not math.isfinite(price):
+        add("aws.spot_market_options.max_price", f"must be a number, got {price!r}")
+    elif price <= 0:
+        add(
+            "aws.spot_market_options.max_price",
+            f"{price} must be greater than 0 (leave it out to cap at the on-demand price)",
+        )
+
+
+def _check_root_volume(root_volume: Any, add: Callable) -> None:
+    if root_volume is None:
+        return
+    size = root_volume.get("aws", {}).get("size") if isinstance(root_volume, dict) else None
+    if not isinstance(root_volume, dict) or set(root_volume) != {"aws"} or size is None:
+        add("root_volume", f"must be {{'aws': {{'size': <GiB>}}}}, got {root_volume!r}")
+        return
+    gib = as_int(size)
+    if gib is None:
+        add("root_volume.aws.size", f"must be a whole number of GiB, got {size!r}")
+    elif not ROOT_VOLUME_MIN_GIB <= gib <= ROOT_VOLUME_MAX_GIB:
+        add(
+            "root_volume.aws.size",
+            f"{gib} must be between {ROOT_VOLUME_MIN_GIB} and {ROOT_VOLUME_MAX_GIB} GiB",
+        )
+
+
+def as_int(value: Any) -> int | None:
+    """An integer, or an integral float (Pulumi sends numbers as floats); else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return None
+
+
+# -- canonical form ------------------------------------------------------------------------
+
+
+def normalize_body(body: dict[str, Any]) -> dict[str, Any]:
+    """The body as it is sent to OCM: whole numbers as ints, taints in a stable order.
+
+    Expects a body without problems. Two bodies that mean the same thing normalize to the
+    same dict, so state written from either never shows a spurious diff.
+    """
+    out: dict[str, Any] = {"id": body["id"], "instance_type": body["instance_type"]}
+    if body.get("replicas") is not None:
+        out["replicas"] = _int_or_raw(body["replicas"])
+    else:
+        autoscaling = body["autoscaling"]
+        out["autoscaling"] = {
+            "min_replicas": _int_or_raw(autoscaling["min_replicas"]),
+            "max_replicas": _int_or_raw(autoscaling["max_replicas"]),
+        }
+    if body.get("labels") is not None:
+        out["labels"] = dict(sorted(body["labels"].items()))
+    if body.get("taints") is not None:
+        out["taints"] = [_normalize_taint(taint) for taint in _sorted_taints(body["taints"])]
+    spot = _spot(body)
+    if spot is not None:
+        out["aws"] = {"spot_market_options": {} if spot[1] is None else {"max_price": spot[1]}}
+    if body.get("root_volume") is not None:
+        out["root_volume"] = {"aws": {"size": _int_or_raw(body["root_volume"]["aws"]["size"])}}
+    for key in ("subnets", "availability_zones"):
+        if body.get(key) is not None:
+            out[key] = list(body[key])
+    return out
+
+
+def live_view(live: dict[str, Any], desired: dict[str, Any] | None) -> dict[str, Any]:
+    """The fields of a live OCM pool that this provider manages, in the shape of ``desired``.
+
+    Optional fields that OCM fills in by itself (root volume, subnets, zones) are kept only
+    when ``desired`` sets them, so that the stored state compares cleanly with the program;
+    with no ``desired`` (an import) every managed field is kept.
+    """
+    view: dict[str, Any] = {"id": live.get("id"), "instance_type": live.get("instance_type")}
+    if live.get("autoscaling") is not None:
+        autoscaling = live["autoscaling"]
+        view["autoscaling"] = {
+            "min_replicas": _int_or_raw(autoscaling.get("min_replicas")),
+            "max_replicas": _int_or_raw(autoscaling.get("max_replicas")),
+        }
+    else:
+        view["replicas"] = _int_or_raw(live.get("replicas", 0))
+    wants = desired if desired is not None else {}
+    labels = live.get("labels") or {}
+    if labels or "labels" in wants or desired is None:
+        view["labels"] = dict(sorted(labels.items()))
+    taints = live.get("taints") or []
+    if taints or "taints" in wants or desired is None:
+        view["taints"] = [_normalize_taint(taint) for taint in _sorted_taints(taints)]
+    spot = _spot(live)
+    if spot is not None:
+        view["aws"] = {"spot_market_options": {} if spot[1] is None else {"max_price": spot[1]}}
+    size = (live.get("root_volume") or {}).get("aws", {}).get("size")
+    if size is not None and ("root_volume" in wants or desired is None):
+        view["root_volume"] = {"aws": {"size": _int_or_raw(size)}}
+    for key in ("subnets", "availability_zones"):
+        if live.get(key) and (key in wants or desired is None):
+            view[key] = list(live[key])
+    return view
+
+
+def _sorted_taints(taints: list[Any]) -> list[Any]:
+    return sorted(taints, key=lambda t: _taint_key(t) if isinstance(t, dict) else ("", "", ""))
+
+
+def _normalize_taint(taint: dict[str, Any]) -> dict[str, Any]:
+    out = {"key": taint.get("key"), "effect": taint.get("effect")}
+    if taint.get("value") not in (None, ""):
+        out["value"] = taint["value"]
+    return out
+
+
+def _taint_key(taint: dict[str, Any]) -> tuple[str, str, str]:
+    # OCM may leave out an empty value; a missing value and "" are the same taint.
+    return (str(taint.get("key")), str(taint.get("effect")), str(taint.get("value") or ""))
+
+
+def _int_or_raw(value: Any) -> Any:
+    number = as_int(value)
+    return value if number is None else number
+
+
+# -- comparison ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Facet:
+    """One comparable aspect of a body: its public path and how to read it."""
+
+    path: str
+    read: Callable[[dict[str, Any]], Any]
+    immutable: bool
+    optional: bool = False  # absent in the new body = keep whatever the pool has
+
+
+def _spot(body: dict[str, Any]) -> tuple[str, Any] | None:
+    aws = body.get("aws")
+    if not isinstance(aws, dict) or aws.get("spot_market_options") is None:
+        return None
+    options = aws["spot_market_options"]
+    price = options.get("max_price") if isinstance(options, dict) else options
+    return ("spot", price)
+
+
+def _scaling(body: dict[str, Any]) -> tuple[Any, ...]:
+    if body.get("autoscaling") is not None:
+        autoscaling = body["autoscaling"]
+        if not isinstance(autoscaling, dict):
+            return ("autoscaling", autoscaling)
+        return (
+            "autoscaling",
+            _int_or_raw(autoscaling.get("min_replicas")),
+            _int_or_raw(autoscaling.get("max_replicas")),
+        )
+    return ("replicas", _int_or_raw(body.get("replicas")))
+
+
+def _labels(body: dict[str, Any]) -> Any:
+    labels = body.get("labels") or {}
+    return tuple(sorted(labels.items())) if isinstance(labels, dict) else labels
+
+
+def _taints(body: dict[str, Any]) -> Any:
+    taints = body.get("taints") or []
+    if not isinstance(taints, list):
+        return taints
+    return tuple(
+        sorted(_taint_key(t) if isinstance(t, dict) else ("?", repr(t), "") for t in taints)
+    )
+
+
+def _root_volume(body: dict[str, Any]) -> Any:
+    root_volume = body.get("root_volume")
+    if root_volume is None:
+        return None
+    if not isinstance(root_volume, dict) or not isinstance(root_volume.get("aws"), dict):
+        return root_volume
+    return _int_or_raw(root_volume["aws"].get("size"))
+
+
+def _zones(key: str) -> Callable[[dict[str, Any]], Any]:
+    def read(body: dict[str, Any]) -> Any:
+        value = body.get(key)
+        return tuple(sorted(value)) if isinstance(value, list) else value
+
+    return read
+
+
+FACETS: tuple[_Facet, ...] = (
+    _Facet("id", lambda b: b.get("id"), immutable=True),
+    _Facet("instance_type", lambda b: b.get("instance_type"), immutable=True),
+    _Facet("aws.spot_market_options", _spot, immutable=True),
+    _Facet("root_volume", _root_volume, immutable=True, optional=True),
+    _Facet("subnets", _zones("subnets"), immutable=True, optional=True),
+    _Facet("availability_zones", _zones("availability_zones"), immutable=True, optional=True),
+    _Facet("scaling", _scaling, immutable=False),
+    _Facet("labels", _labels, immutable=False),
+    _Facet("taints", _taints, immutable=False),
+)
+
+
+@dataclass(frozen=True)
+class BodyChanges:
+    """What differs between an old and a new body, by facet path."""
+
+    replace: tuple[str, ...]
+    update: tuple[str, ...]
+
+    def __bool__(self) -> bool:
+        return bool(self.replace or self.update)
+
+
+def body_changes(old: dict[str, Any], new: dict[str, Any]) -> BodyChanges:
+    """Compare the pool that exists (``old``) with the one wanted (``new``)."""
+    replace: list[str] = []
+    update: list[str] = []
+    for facet in FACETS:
+        new_value = facet.read(new)
+        if facet.optional and new_value is None:
+            continue
+        if facet.read(old) != new_value:
+            (replace if facet.immutable else update).append(facet.path)
+    return BodyChanges(tuple(replace), tuple(update))
+
+
+def describe_differences(live: dict[str, Any], desired: dict[str, Any]) -> list[str]:
+    """Human-readable lines ``path: live X, wanted Y`` for every facet that differs."""
+    lines = []
+    for facet in FACETS:
+        wanted = facet.read(desired)
+        if facet.optional and wanted is None:
+            continue
+        actual = facet.read(live)
+        if actual != wanted:
+            lines.append(f"{facet.path}: has {_show(actual)}, wanted {_show(wanted)}")
+    return lines
+
+
+def _show(value: Any) -> str:
+    """Facet values read back as the fields they came from."""
+    if value is None or value == ():
+        return "none"
+    if isinstance(value, tuple):
+        match value:
+            case ("replicas", count):
+                return f"replicas {count!r}"
+            case ("autoscaling", low, high):
+                return f"autoscaling {low!r}..{high!r}"
+            case ("spot", None):
+                return "spot (no max price)"
+            case ("spot", price):
+                return f"spot (max_price {price!r})"
+        if all(isinstance(item, tuple) and len(item) == 2 for item in value):
+            return repr(dict(value))  # labels
+        if all(isinstance(item, tuple) and len(item) == 3 for item in value):
+            return "[" + ", ".join(f"{k}={v}:{e}" for k, e, v in value) + "]"  # taints
+    return repr(value)
+
+
+def patch_for(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The PATCH body that turns ``old`` into ``new``: only the mutable fields that changed.
+
+    Scaling is sent as the new mode alone (``replicas`` or ``autoscaling``): OCM drops the
+    other mode itself, which is how the rhcs Terraform provider switches a pool between them.
+    Labels and taints go as whole sets (an empty one clears them).
+    """
+    changes = body_changes(old, new)
+    wanted = normalize_body(new)
+    patch: dict[str, Any] = {}
+    if "scaling" in changes.update:
+        if "autoscaling" in wanted:
+            patch["autoscaling"] = wanted["autoscaling"]
+        else:
+            patch["replicas"] = wanted["replicas"]
+    if "labels" in changes.update:
+        patch["labels"] = wanted.get("labels", {})
+    if "taints" in changes.update:
+        patch["taints"] = wanted.get("taints", [])
+    return patch
