@@ -19,6 +19,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     plan.add_argument("--stacks-dir", type=Path, default=Path("stacks"), help="default ./stacks")
     plan.add_argument("--out", type=Path, help="write rendered artifacts (YAML) under this folder")
+    plan.add_argument(
+        "--policy-config",
+        type=Path,
+        help="policy pack config JSON, as `pulumi preview --policy-pack-config` takes it",
+    )
     return parser
 
 
@@ -26,9 +31,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from .planning import plan_stack
 
+    context = {}
     try:
-        result = plan_stack(args.stack, stacks_dir=args.stacks_dir, out_dir=args.out)
-    except FileNotFoundError as exc:
+        if args.policy_config is not None:
+            from policies.runner import load_policy_config
+
+            context["policy_config"] = load_policy_config(args.policy_config)
+        result = plan_stack(
+            args.stack, stacks_dir=args.stacks_dir, out_dir=args.out, context=context
+        )
+    except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     sys.stdout.write(result.render())

@@ -11,13 +11,19 @@ import yaml
 
 from ..offline import Capture, ProgramError, run
 from ..specs.base import SpecError
+from .policy_section import policy_section
 from .report import Section
 from .sections import capacity_section, scheduling_section, tree_section
 
 SectionBuilder = Callable[[Capture], Section | None]
 
-# Printed in this order; components add theirs here.
-SECTIONS: list[SectionBuilder] = [tree_section, scheduling_section, capacity_section]
+# Printed in this order; components add theirs before the policy pack, which runs last.
+SECTIONS: list[SectionBuilder] = [
+    tree_section,
+    scheduling_section,
+    capacity_section,
+    policy_section,
+]
 
 
 @dataclass

@@ -75,6 +75,7 @@ class PoolArgsBase(SpecModel):
     )
     accelerator: Accelerator | None = Field(
         default=None,
+        validate_default=True,
         description="Accelerators per node; default None looks the instance type up in the catalog.",
     )
     pool_name: str | None = Field(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BeforeValidator, Field
+from pydantic import AfterValidator, Field, model_validator
 
 from .base import SpecModel
 from .labels import LabelKey, label_value_problem
@@ -47,6 +47,11 @@ class Taint(SpecModel):
         description="`NoSchedule`, `PreferNoSchedule` or `NoExecute`. Required."
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, value: Any) -> Any:
+        return _parse_taint_string(value)
+
     def model_post_init(self, __context: Any) -> None:
         if self.value == "":
             object.__setattr__(self, "value", None)
@@ -70,9 +75,7 @@ def _normalise(taints: list[Taint]) -> list[Taint]:
     return sorted(by_identity.values(), key=lambda t: t.sort_key)
 
 
-Taints = Annotated[
-    list[Annotated[Taint, BeforeValidator(_parse_taint_string)]], AfterValidator(_normalise)
-]
+Taints = Annotated[list[Taint], AfterValidator(_normalise)]
 
 
 def merge_taints(defaults: Iterable[Taint], overrides: Iterable[Taint]) -> list[Taint]:
