@@ -49,6 +49,7 @@ class FleetContext:
     """What references resolve against while the fleet is validated and built."""
 
     clusters: dict[str, Any] = field(default_factory=dict)
+    invalid_clusters: set[str] = field(default_factory=set)  # declared, but reported as invalid
     entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
     built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
 
@@ -57,6 +58,16 @@ def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
     """`cluster: <name>` refers to an entry of `nodepools:clusters`."""
     reference = args.get("cluster")
     if isinstance(reference, str):
+        if reference in ctx.invalid_clusters:
+            raise SpecError(
+                "fleet",
+                [
+                    Issue(
+                        f"{path}.cluster",
+                        f"cluster {reference!r} is invalid (see {_key(CLUSTERS_KEY)}.{reference})",
+                    )
+                ],
+            )
         if reference not in ctx.clusters:
             known = ", ".join(sorted(ctx.clusters)) or "none declared"
             raise SpecError(
@@ -80,7 +91,7 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
     },
 }
 
-_CLUSTERS = TypeAdapter(dict[str, ClusterTarget])
+_CLUSTER = TypeAdapter(ClusterTarget)
 
 
 @dataclass(frozen=True)
@@ -106,10 +117,19 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
             issues.append(
                 Issue(_key(key), f"unknown config key; expected one of {sorted(known_keys)}")
             )
-    try:
-        ctx.clusters = _CLUSTERS.validate_python(config.get(CLUSTERS_KEY) or {})
-    except ValidationError as exc:
-        issues += issues_from_validation_error(exc, _key(CLUSTERS_KEY))
+    clusters = config.get(CLUSTERS_KEY) or {}
+    if not isinstance(clusters, dict):
+        issues.append(
+            Issue(_key(CLUSTERS_KEY), f"must be a mapping of name to cluster (got {clusters!r})")
+        )
+        clusters = {}
+    # One by one, so a pool naming a valid cluster is still checked when another is broken.
+    for cluster_name, cluster in clusters.items():
+        try:
+            ctx.clusters[cluster_name] = _CLUSTER.validate_python(cluster)
+        except ValidationError as exc:
+            ctx.invalid_clusters.add(cluster_name)
+            issues += issues_from_validation_error(exc, f"{_key(CLUSTERS_KEY)}.{cluster_name}")
 
     entries: list[FleetEntry] = []
     names: dict[str, str] = {}

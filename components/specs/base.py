@@ -62,9 +62,9 @@ class SpecError(ValueError):
         return [issue.path for issue in self.issues]
 
 
-def format_path(loc: Iterable[Any]) -> str:
-    """Render a pydantic location as `a.b[0]["nvidia.com/gpu"]`."""
-    out = ""
+def format_path(loc: Iterable[Any], prefix: str = "") -> str:
+    """Render a pydantic location as `a.b[0]["nvidia.com/gpu"]`, below `prefix` if given."""
+    out = prefix
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
@@ -87,7 +87,7 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
     issues: list[Issue] = []
     for error in exc.errors(include_url=False):
         loc = [part for part in error["loc"] if not _is_union_tag(part)]
-        path = format_path([*([prefix] if prefix else []), *loc])
+        path = format_path(loc, prefix)
         kind = error["type"]
         if kind == "value_error":
             # Our own validators already quote the value in their message.
