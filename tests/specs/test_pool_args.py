@@ -64,7 +64,7 @@ def test_many_problems_reported_at_once():
     assert "(got -1)" in found["boot_volume_gb"]
     assert "EKS managed node groups can't cap the spot price" in found["spot.max_price"]
     assert "0.5" in found["spot.max_price"]
-    assert "unknown field (got True)" == found["unknown_field"]
+    assert found["unknown_field"] == "unknown field (got True)"
 
 
 def test_spot_max_price_unsupported_on_oke():
