@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from ..offline import Capture, CapturedResource
-from .report import Section
+from .report import Section, whole_numbers
 
 POOL_TYPES = (
     "nodepools:index:MachinePool",
@@ -44,21 +44,10 @@ def _dig(data: Any, path: str) -> Any:
 
 
 def _compact(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    value = whole_numbers(value)
     if isinstance(value, dict | list):
-        return json.dumps(_ints(value), separators=(",", ":"), sort_keys=True)
+        return json.dumps(value, separators=(",", ":"), sort_keys=True)
     return str(value)
-
-
-def _ints(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _ints(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_ints(v) for v in value]
-    return value
 
 
 def key_inputs(resource: CapturedResource) -> str:
