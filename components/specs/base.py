@@ -77,6 +77,12 @@ def format_path(loc: Iterable[Any]) -> str:
     return out
 
 
+def _join_path(prefix: str, path: str) -> str:
+    if not prefix or not path:
+        return prefix or path
+    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
+
+
 def _quote(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
@@ -87,7 +93,8 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
     issues: list[Issue] = []
     for error in exc.errors(include_url=False):
         loc = [part for part in error["loc"] if not _is_union_tag(part)]
-        path = format_path([*([prefix] if prefix else []), *loc])
+        # The prefix is a path already (`nodepools:pools[0]`), not one key to quote.
+        path = _join_path(prefix, format_path(loc))
         kind = error["type"]
         if kind == "value_error":
             # Our own validators already quote the value in their message.

@@ -51,6 +51,14 @@ def _token(value: Any) -> Any:
         return value
     if isinstance(value, SecretStr):
         value = value.get_secret_value()
+    if isinstance(value, dict) and set(value) == {"secure"}:
+        # Stack YAML's form of `pulumi config set --secret --path ...`: the engine decrypts
+        # it for `pulumi up`, but an offline run has only the ciphertext.
+        raise ValueError(
+            "is encrypted stack config, which an offline run can't decrypt; plan with the "
+            f"token left out (deploys can read {' or '.join(TOKEN_ENV_VARS)}) or with its "
+            "plaintext in the offline config"
+        )
     if isinstance(value, str):
         if not value.strip():
             raise ValueError(

@@ -96,6 +96,11 @@ def test_capabilities():
         ),
         ({"sso_url": "sso.redhat.com/token"}, "cluster.sso_url", "'sso.redhat.com/token'"),
         ({"token": "  "}, "cluster.token", "is empty; leave `token` out to read RHCS_TOKEN"),
+        (
+            {"token": {"secure": "v1:AAAA"}},
+            "cluster.token",
+            "is encrypted stack config, which an offline run can't decrypt",
+        ),
     ],
 )
 def test_bad_fields_are_reported_with_their_path(fields, path, message):
@@ -194,8 +199,8 @@ def test_the_token_never_shows_in_fleet_config_errors():
         validate_fleet(config)
 
     assert error.value.paths() == [
-        '["nodepools:clusters"]["ml-rosa"].tokn',
-        '["nodepools:clusters"].other.api_url',
+        'nodepools:clusters["ml-rosa"].tokn',
+        "nodepools:clusters.other.api_url",
     ]
     assert TOKEN not in str(error.value)
 
