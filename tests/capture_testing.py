@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from typing import Any
 
@@ -33,6 +34,25 @@ def plaintext_paths(
         secret in value if isinstance(value, str) else secret.encode() in value
     ):
         yield path or "<root>"
+
+
+def leaks(capture: Capture, token: str) -> list[str]:
+    """Everywhere the token appears in plaintext in what the program registered."""
+    found = []
+    for resource in capture.resources:
+        where = f"{resource.type}::{resource.name}"
+        for path in plaintext_paths(resource.inputs, token, secret_paths=resource.secret_paths):
+            found.append(f"{where} inputs.{path}")
+        for path in plaintext_paths(capture.outputs_of(resource), token):
+            found.append(f"{where} outputs.{path}")
+        found += [f"{where} options.{p}" for p in plaintext_paths(dict(resource.options), token)]
+        # A dynamic resource's pickled provider is a secret, but it must hold no token either.
+        provider = resource.inputs.get("__provider")
+        if isinstance(provider, str) and token.encode() in base64.b64decode(provider):
+            found.append(f"{where} inputs.__provider (decoded)")
+    found += [f"stack outputs.{p}" for p in plaintext_paths(capture.stack_outputs, token)]
+    found += [f"log {message!r}" for _, message in capture.logs if token in message]
+    return found
 
 
 def policy_inputs(capture: Capture) -> list[PolicyResourceInput]:

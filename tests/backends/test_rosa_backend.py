@@ -20,7 +20,7 @@ from components.backends.rosa import (
     OcmMachinePoolProvider,
     machine_pool_body,
 )
-from components.offline import COMPUTED_OUTPUTS, Capture, run
+from components.offline import COMPUTED_OUTPUTS, run
 from components.planning.sections import KEY_INPUTS
 from components.specs import (
     GpuSpotPoolArgs,
@@ -34,7 +34,7 @@ from components.specs import (
 from policies.resources import ROSA_MACHINE_POOL_TYPE
 from policies.runner import run_policies
 from tests.backends.ocm_testing import MULTI_AZ, OFFLINE_TOKEN, SINGLE_AZ
-from tests.capture_testing import plaintext_paths, policy_inputs
+from tests.capture_testing import leaks, policy_inputs
 from tests.fake_ocm import FakeOcm
 from tests.golden import assert_golden
 
@@ -196,21 +196,6 @@ def test_type_tokens_agree_everywhere():
 
 
 # -- the token ----------------------------------------------------------------------------
-
-
-def leaks(capture: Capture, token: str) -> list[str]:
-    """Everywhere the token appears in plaintext in what the program registered."""
-    found = []
-    for resource in capture.resources:
-        where = f"{resource.type}::{resource.name}"
-        for path in plaintext_paths(resource.inputs, token, secret_paths=resource.secret_paths):
-            found.append(f"{where} inputs.{path}")
-        for path in plaintext_paths(capture.outputs_of(resource), token):
-            found.append(f"{where} outputs.{path}")
-        found += [f"{where} options.{p}" for p in plaintext_paths(dict(resource.options), token)]
-    found += [f"stack outputs.{p}" for p in plaintext_paths(capture.stack_outputs, token)]
-    found += [f"log {message!r}" for _, message in capture.logs if token in message]
-    return found
 
 
 @pytest.mark.parametrize(
