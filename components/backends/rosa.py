@@ -2,7 +2,10 @@
 
 There is no Pulumi provider for ROSA Classic, so a machine pool is a Pulumi *dynamic*
 resource: ``OcmMachinePool`` registers the inputs, and ``OcmMachinePoolProvider`` runs
-check/diff/create/read/update/delete against OCM with ``OcmClient``.
+check/diff/create/read/update/delete against OCM with ``OcmClient``. ``MachinePool`` and
+``GpuSpotPool`` on a ``RosaCluster`` come here through ``build_pool`` (end of the module):
+the resolved pool becomes an OCM body (``machine_pool_body``) and one ``OcmMachinePool``
+child named ``<name>-machine-pool``, whose ``token`` input is the cluster's token.
 
 How the OCM token stays secret
 ------------------------------
