@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from components import GpuSpotPool, MachinePool
+from components.backends.ocm_machine_pool_body import POOL_ID_PATTERN
 from components.offline import ProgramError, run
 from components.specs import SpecError
+from components.specs.pools import POOL_NAME_PATTERN
 
 ROSA = {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291"}
 MULTI_AZ = {**ROSA, "multi_az": True}
@@ -39,6 +41,10 @@ def messages(error: SpecError) -> dict[str, str]:
 
 
 # -- pool id ----------------------------------------------------------------------------
+
+
+def test_the_pool_name_rule_is_the_ocm_pool_id_pattern():
+    assert POOL_NAME_PATTERN.pattern == POOL_ID_PATTERN.pattern == "^[a-z]([-a-z0-9]*[a-z0-9])?$"
 
 
 @pytest.mark.parametrize("pool_name", ["ML_training", "1gpu", "gpu-", "a" * 64, "gpu.pool"])
