@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from .specs.base import Issue, SpecError, issues_from_validation_error
+from .specs.base import Issue, SpecError, format_path, issues_from_validation_error
 from .specs.clusters import ClusterTarget
 
 PROJECT = "nodepools"
@@ -129,7 +129,9 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
             ctx.clusters[cluster_name] = _CLUSTER.validate_python(cluster)
         except ValidationError as exc:
             ctx.invalid_clusters.add(cluster_name)
-            issues += issues_from_validation_error(exc, f"{_key(CLUSTERS_KEY)}.{cluster_name}")
+            issues += issues_from_validation_error(
+                exc, format_path([cluster_name], _key(CLUSTERS_KEY))
+            )
 
     entries: list[FleetEntry] = []
     names: dict[str, str] = {}

@@ -15,6 +15,7 @@ from typing import Any
 BACKEND_MODULES: dict[str, str] = {
     "eks": "components.backends.eks",
     "oke": "components.backends.oke",
+    "rosa": "components.backends.rosa",
 }
 
 

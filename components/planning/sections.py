@@ -26,6 +26,17 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
         "amiType",
     ),
     "aws:autoscaling/tag:Tag": ("tag.key", "tag.value"),
+    # ROSA machine pools: the OCM body the dynamic provider sends (never the token).
+    "pulumi-python:dynamic/ocm:MachinePool": (
+        "cluster_id",
+        "multi_az",
+        "body.id",
+        "body.instance_type",
+        "body.replicas",
+        "body.autoscaling",
+        "body.aws.spot_market_options",
+        "body.root_volume.aws.size",
+    ),
     "oci:ContainerEngine/nodePool:NodePool": (
         "name",
         "nodeShape",
@@ -44,6 +55,8 @@ def _dig(data: Any, path: str) -> Any:
 
 
 def _compact(value: Any) -> str:
+    if isinstance(value, bool):
+        return json.dumps(value)  # as the stack YAML and the engine spell it
     value = whole_numbers(value)
     if isinstance(value, dict | list):
         return json.dumps(value, separators=(",", ":"), sort_keys=True)
@@ -87,7 +100,10 @@ def tree_section(capture: Capture) -> Section:
 
 
 def pool_components(capture: Capture) -> list[CapturedResource]:
-    return [r for r in capture.components() if r.type in POOL_TYPES]
+    # Capture order is registration order, which races on the engine's threads; sorted so
+    # the scheduling and capacity sections read the same on every run.
+    pools = [r for r in capture.components() if r.type in POOL_TYPES]
+    return sorted(pools, key=lambda r: (r.name, r.type))
 
 
 def scheduling_section(capture: Capture) -> Section:

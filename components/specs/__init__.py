@@ -32,6 +32,7 @@ from .pools import (
     resolve_gpu_spot_pool,
     resolve_pool,
 )
+from .rosa import RosaCluster
 from .scaling import Scaling, Spot
 from .taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints
 
@@ -60,6 +61,7 @@ __all__ = [
     "PathError",
     "PoolArgsBase",
     "ResolvedPool",
+    "RosaCluster",
     "Scaling",
     "SpecError",
     "SpecModel",
