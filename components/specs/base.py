@@ -87,7 +87,7 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
     issues: list[Issue] = []
     for error in exc.errors(include_url=False):
         loc = [part for part in error["loc"] if not _is_union_tag(part)]
-        path = format_path([*([prefix] if prefix else []), *loc])
+        path = join_path(prefix, format_path(loc))
         kind = error["type"]
         if kind == "value_error":
             # Our own validators already quote the value in their message.
@@ -108,6 +108,14 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
             message = f"{error['msg'][0].lower()}{error['msg'][1:]} (got {_quote(error['input'])})"
         issues.append(Issue(path, message))
     return issues
+
+
+def join_path(prefix: str, path: str) -> str:
+    """`prefix` and a path below it, e.g. `nodepools:pools[1]` + `limits["cpu"]`."""
+    # The prefix is already a path: quoted as one key it would read `["nodepools:pools[1]"]`.
+    if not prefix or not path:
+        return prefix or path
+    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
 
 
 def _is_union_tag(part: Any) -> bool:
