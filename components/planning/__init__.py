@@ -13,11 +13,17 @@ from ..offline import Capture, ProgramError, run
 from ..specs.base import SpecError
 from .report import Section
 from .sections import capacity_section, scheduling_section, tree_section
+from .validation_section import validation_section
 
 SectionBuilder = Callable[[Capture], Section | None]
 
 # Printed in this order; components add theirs here.
-SECTIONS: list[SectionBuilder] = [tree_section, scheduling_section, capacity_section]
+SECTIONS: list[SectionBuilder] = [
+    tree_section,
+    scheduling_section,
+    capacity_section,
+    validation_section,
+]
 
 
 @dataclass
