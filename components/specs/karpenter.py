@@ -211,6 +211,17 @@ class Disruption(SpecModel):
         description="Disruption budgets. Default None (Karpenter's: 10% of nodes at a time).",
     )
 
+    @field_validator("budgets")
+    @classmethod
+    def _some_budget(cls, budgets: list[Budget] | None) -> list[Budget] | None:
+        if budgets == []:
+            # Karpenter reads no budget as no limit at all, not as its default budget.
+            raise ValueError(
+                "[] would let Karpenter disrupt every node at once; omit `budgets` for the "
+                "default (10% of nodes at a time), or say `[{nodes: '100%'}]` to mean that"
+            )
+        return budgets
+
 
 def _limit_value(value: Any) -> Any:
     if isinstance(value, bool) or not isinstance(value, int | str):

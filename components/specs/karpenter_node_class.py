@@ -62,10 +62,10 @@ def _as_terms(value: Any) -> Any:
 def _sorted_terms(terms: list[dict[str, str]]) -> list[dict[str, str]]:
     if not terms:
         raise ValueError("needs at least one selector term (got [])")
-    if len(terms) > 30:
-        raise ValueError(f"at most 30 selector terms are allowed (got {len(terms)})")
     # Terms are ORed, so their order carries no meaning; sorted, equal ones merged.
     unique = {tuple(term.items()): term for term in terms}
+    if len(unique) > 30:
+        raise ValueError(f"at most 30 selector terms are allowed (got {len(unique)})")
     return [unique[key] for key in sorted(unique)]
 
 
