@@ -22,7 +22,7 @@ from components.offline import ProgramError, run
 from components.planning import plan_stack
 from components.planning.sections import capacity_section
 from components.planning.validation_section import validation_section
-from components.specs import SpecError
+from components.specs import Budget, Disruption, NodeClassArgs, SpecError
 from components.specs.karpenter import KarpenterNodePoolArgs, resolve_karpenter_pool
 from components.specs.karpenter_restrictions import (
     allowed_keys,
@@ -720,3 +720,28 @@ def test_resolved_pool_summary_is_plain_data() -> None:
     summary = resolve_karpenter_pool(args, "gpu").summary()
     assert json.loads(json.dumps(summary)) == summary
     assert summary["acceleratorsPerNode"] == 4 and summary["limits"]["nvidia.com/gpu"] == 32
+
+
+def test_spot_selects_spot_capacity_by_default() -> None:
+    spec = node_pool_spec({"node_class": node_class(), "spot": {}})
+    assert requirement(spec, "karpenter.sh/capacity-type")["values"] == ["spot"]
+    spec = node_pool_spec({"node_class": node_class()})
+    assert requirement(spec, "karpenter.sh/capacity-type")["values"] == ["on-demand"]
+    spec = node_pool_spec(
+        {"node_class": node_class(), "spot": {}, "capacity_types": ["on-demand", "spot"]}
+    )
+    assert requirement(spec, "karpenter.sh/capacity-type")["values"] == ["on-demand", "spot"]
+
+
+def test_args_model_and_dict_register_the_same_inputs() -> None:
+    model = KarpenterNodePoolArgs.model_validate(gpu_args())
+    assert _registered(build("gpu", model)) == _registered(build("gpu", gpu_args()))
+
+
+@pytest.mark.parametrize(
+    "model", [KarpenterNodePoolArgs, NodeClassArgs, Disruption, Budget], ids=lambda m: m.__name__
+)
+def test_every_field_describes_its_default(model: type) -> None:
+    for name, field in model.model_fields.items():
+        description = field.description or ""
+        assert "default" in description.lower() or "required" in description.lower(), name
