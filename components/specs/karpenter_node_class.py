@@ -17,9 +17,9 @@ from .karpenter_restrictions import restricted_tag_problem
 # gp3, which the node class uses for the boot volume, goes up to 16 TiB.
 BOOT_VOLUME_GB = (1, 16384)
 
-_ROLE_NAME = re.compile(r"^[\w+=,.@-]{1,64}$")
-_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
-_PROFILE_NAME = re.compile(r"^[\w+=,.@-]{1,128}$")
+_ROLE_NAME = re.compile(r"^[\w+=,.@-]{1,64}$", re.ASCII)
+_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/")
+_PROFILE_NAME = re.compile(r"^[\w+=,.@-]{1,128}$", re.ASCII)
 # What AWS accepts in tag keys and values.
 _AWS_TAG_TEXT = re.compile(r"^[\w .:/=+\-@]*$")
 # The CRD's amiSelectorTerms[].alias rules.
@@ -98,8 +98,9 @@ class NodeClassArgs(SpecModel):
 
     role: wired(str | None) = Field(
         default=None,
-        description="IAM role (name or ARN) the nodes assume; Karpenter makes the instance "
-        "profile. Exactly one of `role` or `instance_profile`. Default None.",
+        description="Name of the IAM role the nodes assume (Karpenter makes the instance "
+        "profile; immutable once created). Exactly one of `role` or `instance_profile`. "
+        "Default None.",
     )
     instance_profile: wired(str | None) = Field(
         default=None,
@@ -143,10 +144,14 @@ class NodeClassArgs(SpecModel):
     @field_validator("role")
     @classmethod
     def _role(cls, role: Any) -> Any:
-        if isinstance(role, str) and not (_ROLE_NAME.match(role) or _ROLE_ARN.match(role)):
+        if isinstance(role, str) and _ROLE_ARN.match(role):
+            # Karpenter passes the role to IAM as a role name; an ARN fails at launch time.
             raise ValueError(
-                f"{role!r} is neither an IAM role name (1 to 64 of letters, digits and "
-                "'+=,.@_-') nor a role ARN (arn:aws:iam::<account>:role/<name>)"
+                f"{role!r} is a role ARN; give the role's name ({role.rsplit('/', 1)[-1]!r})"
+            )
+        if isinstance(role, str) and not _ROLE_NAME.match(role):
+            raise ValueError(
+                f"{role!r} is not an IAM role name (1 to 64 of letters, digits and '+=,.@_-')"
             )
         return role
 
