@@ -4,6 +4,7 @@ The public API, re-exported. Cloud SDKs load only when a backend is first used.
 """
 
 from .gpu_spot_pool import GpuSpotPool
+from .karpenter_node_pool import KarpenterNodePool
 from .machine_pool import MachinePool
 from .pool_component import PoolComponent
 from .scheduling import SchedulingInfo
@@ -11,6 +12,7 @@ from .specs import (
     Accelerator,
     EksCluster,
     GpuSpotPoolArgs,
+    KarpenterNodePoolArgs,
     MachinePoolArgs,
     OkeCluster,
     OkePlacement,
@@ -27,6 +29,8 @@ __all__ = [
     "EksCluster",
     "GpuSpotPool",
     "GpuSpotPoolArgs",
+    "KarpenterNodePool",
+    "KarpenterNodePoolArgs",
     "MachinePool",
     "MachinePoolArgs",
     "OkeCluster",

@@ -78,6 +78,14 @@ def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
     return args
 
 
+def check_karpenter_pool(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
+    """KarpenterNodePool's cross-field rules and manifest validation, run with the fleet's."""
+    from .karpenter_node_pool import check_fleet_entry
+
+    check_fleet_entry(args, path)
+    return args
+
+
 # section (config key) -> component name -> kind. Sections are built in this order, so
 # later sections may refer to entries of earlier ones.
 SECTIONS: dict[str, dict[str, FleetKind]] = {
@@ -87,6 +95,12 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
         ),
         "GpuSpotPool": FleetKind(
             "components.gpu_spot_pool", "GpuSpotPool", "GpuSpotPoolArgs", resolve_cluster
+        ),
+        "KarpenterNodePool": FleetKind(
+            "components.karpenter_node_pool",
+            "KarpenterNodePool",
+            "KarpenterNodePoolArgs",
+            check_karpenter_pool,
         ),
     },
 }

@@ -14,6 +14,7 @@ from ..specs.base import SpecError
 from .policy_section import policy_section
 from .report import Section
 from .sections import capacity_section, scheduling_section, tree_section
+from .validation_section import validation_section
 
 SectionBuilder = Callable[[Capture], Section | None]
 
@@ -22,6 +23,7 @@ SECTIONS: list[SectionBuilder] = [
     tree_section,
     scheduling_section,
     capacity_section,
+    validation_section,
     policy_section,
 ]
 

@@ -121,6 +121,9 @@ def capacity_section(capture: Capture) -> Section:
     rows = [("pool", "cluster", "instance type", "nodes", "accelerator", "per node", "max total")]
     for pool in pool_components(capture):
         spec = pool.inputs.get("spec") or {}
+        if "minNodes" not in spec and "limits" in spec:
+            rows.append(_limited_pool_row(pool, spec))
+            continue
         if "minNodes" not in spec:
             continue
         per_node = int(spec.get("acceleratorsPerNode") or 0)
@@ -144,3 +147,21 @@ def capacity_section(capture: Capture) -> Section:
             "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         )
     return section
+
+
+def _limited_pool_row(pool: CapturedResource, spec: dict[str, Any]) -> tuple[str, ...]:
+    """A pool sized by resource limits (Karpenter) rather than node counts: the nodes column
+    shows its limits, the total is its accelerator limit ("unbounded" without one)."""
+    limits = {key: _compact(value) for key, value in (spec.get("limits") or {}).items()}
+    resource = spec.get("acceleratorResource")
+    model = spec.get("acceleratorModel")
+    per_node = spec.get("acceleratorsPerNode")
+    return (
+        spec.get("poolName", pool.name),
+        spec.get("clusterKind", "?"),
+        spec.get("instanceType", "?"),
+        "limits " + ",".join(f"{k}={v}" for k, v in limits.items()) if limits else "unbounded",
+        f"{resource} ({model})" if resource and model else resource or "-",
+        "-" if not resource else _compact(per_node) if per_node else "?",
+        "-" if not resource else limits.get(resource, "unbounded"),
+    )

@@ -13,6 +13,14 @@ from .accelerators import (
 )
 from .base import Issue, PathError, SpecError, SpecModel, parse_spec
 from .clusters import CAPABILITIES, ClusterTarget, EksCluster, OkeCluster, OkePlacement
+from .karpenter import (
+    Budget,
+    Disruption,
+    KarpenterNodePoolArgs,
+    ResolvedKarpenterPool,
+    resolve_karpenter_pool,
+)
+from .karpenter_node_class import NodeClassArgs
 from .labels import (
     MAX_NODES_TAG,
     MIN_NODES_TAG,
@@ -50,16 +58,21 @@ __all__ = [
     "SHARED_POOL_LABEL",
     "TAINT_EFFECTS",
     "Accelerator",
+    "Budget",
     "ClusterTarget",
+    "Disruption",
     "EksCluster",
     "GpuSpotPoolArgs",
     "Issue",
+    "KarpenterNodePoolArgs",
     "Labels",
     "MachinePoolArgs",
+    "NodeClassArgs",
     "OkeCluster",
     "OkePlacement",
     "PathError",
     "PoolArgsBase",
+    "ResolvedKarpenterPool",
     "ResolvedPool",
     "RosaCluster",
     "Scaling",
@@ -78,5 +91,6 @@ __all__ = [
     "merge_taints",
     "parse_spec",
     "resolve_gpu_spot_pool",
+    "resolve_karpenter_pool",
     "resolve_pool",
 ]

@@ -110,6 +110,14 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
     return issues
 
 
+def join_path(prefix: str, path: str) -> str:
+    """`prefix` and a path below it, e.g. `nodepools:pools[1]` + `limits["cpu"]`."""
+    # The prefix is already a path: quoted as one key it would read `["nodepools:pools[1]"]`.
+    if not prefix or not path:
+        return prefix or path
+    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
+
+
 def _is_union_tag(part: Any) -> bool:
     # Discriminated unions add the tag ("eks", "oke", ...) to the location; users never
     # wrote it, so it only obscures the path.
