@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from .governance.fleet_refs import prepare_platforms, prepare_quotas
 from .specs.base import Issue, SpecError, issues_from_validation_error
 from .specs.clusters import ClusterTarget
 
@@ -51,6 +52,7 @@ class FleetContext:
     clusters: dict[str, Any] = field(default_factory=dict)
     entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
     built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
+    current: str | None = None  # name of the entry being prepared (for hooks that need it)
 
 
 def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
@@ -76,6 +78,15 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
         ),
         "GpuSpotPool": FleetKind(
             "components.gpu_spot_pool", "GpuSpotPool", "GpuSpotPoolArgs", resolve_cluster
+        ),
+    },
+    # Governs pools of the sections above; `pools` entries may name them.
+    "governance": {
+        "PoolQuotas": FleetKind(
+            "components.quotas", "PoolQuotas", "PoolQuotasArgs", prepare_quotas
+        ),
+        "PoolPlatforms": FleetKind(
+            "components.platforms", "PoolPlatforms", "PoolPlatformsArgs", prepare_platforms
         ),
     },
 }
@@ -160,6 +171,7 @@ def _validate_entry(
     names[name] = path
     kind = kinds[component]
     _, args_model = kind.load()
+    ctx.current = name
     try:
         prepared = kind.prepare(args, ctx, path) if kind.prepare else args
         model = args_model.model_validate(prepared)

@@ -24,7 +24,7 @@ class PoolQuotas(pulumi.ComponentResource):
 
     Outputs: `queue_names` (project name -> its LocalQueue name, the value of a
     workload's `kueue.x-k8s.io/queue-name` label) and `summary` (per pool: `capacity`
-    and total `nominal` quota, by `gpu`, `cpu`, `memory`; unknown capacity is None).
+    and total `nominal` quota, by `gpu`, `cpu`, `memory`; an unknown capacity is left out).
     Children: `{name}-flavor-<pool>`, `{name}-cohort`, `{name}-cohort-<department>`,
     `{name}-namespace-<namespace>`, `{name}-clusterqueue-<project>`,
     `{name}-localqueue-<project>` (Kubernetes forms of the names).
@@ -45,7 +45,12 @@ class PoolQuotas(pulumi.ComponentResource):
         spec = parse_spec(PoolQuotasArgs, args, subject)
         plan = render_quotas(name, spec)
         validate_rendered(subject, plan.objects)
-        super().__init__(self.TYPE, name, {"quotas": plan.table, "pools": plan.summary}, opts)
+        # The quota table is registered as the component's inputs, for `plan` and
+        # `pulumi stack export`.
+        props = {
+            "spec": {"quotas": plan.table, "pools": plan.summary, "departments": plan.departments}
+        }
+        super().__init__(self.TYPE, name, props, opts)
         from .governance.register import register_manifests
 
         self.resources = register_manifests(name, plan.objects, self)

@@ -52,6 +52,7 @@ class QuotaPlan:
     queue_names: dict[str, str]
     summary: dict[str, dict[str, dict[str, Any]]]
     table: list[dict[str, Any]] = field(default_factory=list)
+    departments: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
 
 def _kueue(kind: str, name: str, spec: dict[str, Any], namespace: str | None = None) -> dict:
@@ -196,6 +197,22 @@ def _namespace(department: Department, project: Project, origin: str) -> Rendere
     return Rendered(f"namespace-{namespace}", manifest, f"{origin}.namespace")
 
 
+def _department_totals(args: PoolQuotasArgs) -> dict[str, dict[str, dict[str, Any]]]:
+    """Per department and pool, the nominal quota of its projects (pools with none left out)."""
+    totals: dict[str, dict[str, dict[str, Any]]] = {}
+    for department in args.departments:
+        per_pool: dict[str, dict[str, Any]] = {}
+        for pool in _sorted_pools(args.pools):
+            sums: dict[str, Fraction] = {}
+            for project in department.projects:
+                for resource, amount in (project.quotas.get(pool.name) or Amounts()).items():
+                    sums[resource] = sums.get(resource, Fraction(0)) + amount
+            if any(sums.values()):
+                per_pool[pool.name] = {r: format_quantity(v, r) for r, v in sums.items()}
+        totals[department.name] = per_pool
+    return totals
+
+
 def _summary(args: PoolQuotasArgs) -> dict[str, dict[str, dict[str, Any]]]:
     summary: dict[str, dict[str, dict[str, Any]]] = {}
     for pool in _sorted_pools(args.pools):
@@ -257,4 +274,6 @@ def render_quotas(name: str, args: PoolQuotasArgs) -> QuotaPlan:
             )
         )
         queue_names[project.name] = local_name
-    return QuotaPlan(objects, dict(sorted(queue_names.items())), _summary(args), table)
+    return QuotaPlan(
+        objects, dict(sorted(queue_names.items())), _summary(args), table, _department_totals(args)
+    )

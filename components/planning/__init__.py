@@ -11,6 +11,7 @@ import yaml
 
 from ..offline import Capture, ProgramError, run
 from ..specs.base import SpecError
+from .governance_section import platforms_section, quotas_section
 from .report import Section
 from .sections import capacity_section, scheduling_section, tree_section
 
@@ -18,6 +19,7 @@ SectionBuilder = Callable[[Capture], Section | None]
 
 # Printed in this order; components add theirs here.
 SECTIONS: list[SectionBuilder] = [tree_section, scheduling_section, capacity_section]
+SECTIONS += [quotas_section, platforms_section]
 
 
 @dataclass
