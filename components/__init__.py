@@ -5,7 +5,9 @@ The public API, re-exported. Cloud SDKs load only when a backend is first used.
 
 from .gpu_spot_pool import GpuSpotPool
 from .machine_pool import MachinePool
+from .platforms import PoolPlatforms
 from .pool_component import PoolComponent
+from .quotas import PoolQuotas
 from .scheduling import SchedulingInfo
 from .specs import (
     Accelerator,
@@ -20,6 +22,8 @@ from .specs import (
     Taint,
     lookup_accelerator,
 )
+from .specs.platforms import PoolPlatformsArgs
+from .specs.quotas import PoolQuotasArgs
 
 __all__ = [
     "Accelerator",
@@ -31,6 +35,10 @@ __all__ = [
     "OkeCluster",
     "OkePlacement",
     "PoolComponent",
+    "PoolPlatforms",
+    "PoolPlatformsArgs",
+    "PoolQuotas",
+    "PoolQuotasArgs",
     "Scaling",
     "SchedulingInfo",
     "SpecError",

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Discriminator, Field, Tag, model_validator
 
-from .base import Issue, NestedIssues, SpecModel, format_path
+from .base import Issue, NestedIssues, SpecModel, format_path, register_union_tags
 from .governed_pool import GovernedPool, PoolDescription
 from .kube import Amount, DnsLabel, ObjectName, display_quantity, kube_name
 
@@ -47,6 +47,19 @@ class Amounts(SpecModel):
                 yield resource, Fraction(value)
 
 
+def _over_quota_kind(value: Any) -> str:
+    return "cap" if isinstance(value, dict | Amounts) else "flag"
+
+
+register_union_tags("flag", "cap")
+# true | false | {gpu, cpu, memory}; tagged so an error points into the mapping, not at
+# each member of the union.
+OverQuota = Annotated[
+    Annotated[bool, Tag("flag")] | Annotated[Amounts, Tag("cap")],
+    Discriminator(_over_quota_kind),
+]
+
+
 class Project(SpecModel):
     """A project: a namespace, its guaranteed quota per pool and how far it may borrow."""
 
@@ -64,7 +77,7 @@ class Project(SpecModel):
         description="Guaranteed quota per pool name (`{pool: {gpu, cpu, memory}}`); a pool "
         "not listed gets a quota of 0, as in Run:ai. Default {}.",
     )
-    over_quota: bool | Amounts = Field(
+    over_quota: OverQuota = Field(
         default=True,
         description="Borrowing beyond the quota, from idle capacity of any pool: true = "
         "unlimited, false = none, a mapping = at most that much of each named resource per "

@@ -1,0 +1,42 @@
+"""The governance entries of the example stacks, as component args (fresh copies)."""
+
+from __future__ import annotations
+
+import copy
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+STACKS = Path(__file__).resolve().parents[2] / "stacks"
+
+
+@cache
+def _config(stack: str) -> dict[str, Any]:
+    document = yaml.safe_load((STACKS / f"Pulumi.{stack}.yaml").read_text())
+    return document["config"]
+
+
+def stack_config(stack: str) -> dict[str, Any]:
+    return copy.deepcopy(_config(stack))
+
+
+def governance_entry(stack: str, index: int = 0) -> tuple[str, dict[str, Any]]:
+    """(name, args) of entry `index` of the stack's `nodepools:governance` section."""
+    entry = dict(stack_config(stack)["nodepools:governance"][index])
+    entry.pop("component")
+    return entry.pop("name"), entry
+
+
+def org_args() -> dict[str, Any]:
+    return governance_entry("org-quotas")[1]
+
+
+def osmo_args() -> dict[str, Any]:
+    return governance_entry("osmo-platforms")[1]
+
+
+def by_name(resources) -> dict[str, Any]:
+    """Registered custom resources: name -> (type, inputs)."""
+    return {r.name: (r.type, r.inputs) for r in resources if r.custom}
