@@ -109,7 +109,8 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
     issues: list[Issue] = []
     for error in exc.errors(include_url=False):
         loc = [part for part in error["loc"] if not _is_union_tag(part)]
-        path = format_path([*([prefix] if prefix else []), *loc])
+        # The prefix is a path already (`nodepools:pools[0]`), not a key to quote.
+        path = _join(prefix, format_path(loc))
         kind = error["type"]
         if kind == "value_error":
             # Our own validators already quote the value in their message.
