@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -351,26 +352,33 @@ class _Validation:
     summary: str
 
 
-def _message_parts(template: str, values: dict[str, str], users: dict[str, str]) -> tuple[str, str]:
-    """(static message, messageExpression) from an OSMO assert message with {{VARS}}."""
-    static, pieces, rest = template, [], template
-    for name, text in values.items():
-        static = static.replace(f"{{{{{name}}}}}", text)
-        rest = rest.replace(f"{{{{{name}}}}}", text)
-    for name in users:
-        static = static.replace(f"{{{{{name}}}}}", name)
-    # Split the remaining text on USER placeholders into CEL string literals and values.
-    while rest:
-        positions = [(rest.find(f"{{{{{n}}}}}"), n) for n in users if f"{{{{{n}}}}}" in rest]
-        if not positions:
-            pieces.append(_cel(rest))
-            break
-        at, name = min(positions)
-        if at:
-            pieces.append(_cel(rest[:at]))
-        pieces.append(f"string({users[name]})")
-        rest = rest[at + len(name) + 4 :]
-    return static, " + ".join(pieces) if pieces else _cel(static)
+_PLACEHOLDER = re.compile(r"(\{\{[A-Z0-9_]+\}\})")
+
+
+def _message_parts(
+    template: str, node_values: dict[str, str], user_values: dict[str, str]
+) -> tuple[str, str]:
+    """(message, messageExpression) from an OSMO assert message: `{{K8_X}}` filled in
+    with the node's value, `{{USER_X}}` shown as the pod's value by the expression (and by
+    name in the static fallback)."""
+    static: list[str] = []
+    dynamic: list[str] = []
+    literal = ""  # adjacent text, joined into one CEL string literal
+    for piece in _PLACEHOLDER.split(template):
+        name = piece[2:-2] if _PLACEHOLDER.fullmatch(piece) else None
+        if name in user_values:
+            static.append(name)
+            if literal:
+                dynamic.append(_cel(literal))
+                literal = ""
+            dynamic.append(f"string({user_values[name]})")
+            continue
+        text = node_values.get(name, piece) if name else piece
+        static.append(text)
+        literal += text
+    if literal or not dynamic:
+        dynamic.append(_cel(literal))
+    return "".join(static), " + ".join(dynamic) or _cel("")
 
 
 def _rule_validation(

@@ -31,7 +31,7 @@ class PoolDescription(SpecModel):
     node_labels: Labels = Field(
         default_factory=dict,
         description="Labels every node of the pool carries (and no node outside it); "
-        "default {} (only valid for `default`).",
+        "default {} (PoolQuotas wants them on every pool but `default`).",
     )
     taints: Taints = Field(default_factory=list, description="The pool's node taints; default [].")
     gpus: int = Field(

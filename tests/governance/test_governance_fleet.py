@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from components.fleet import validate_fleet
 from components.offline import Capture, ProgramError, run
@@ -222,10 +221,3 @@ def test_policy_reports_a_quota_above_the_real_pools_capacity():
     ]
     assert "guarantees 12 nvidia.com/gpu" in violations[0].message
     assert "can offer at most 8" in violations[0].message
-
-
-def test_example_stack_files_are_governance_only():
-    # They govern pools that exist outside the stack (documented in each file).
-    for stack in ("org-quotas", "osmo-platforms"):
-        config = yaml.safe_load((STACKS / f"Pulumi.{stack}.yaml").read_text())["config"]
-        assert set(config) == {"nodepools:governance"}
