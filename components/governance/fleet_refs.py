@@ -49,14 +49,20 @@ def _fleet_pool(name: str, ctx: Any, path: str) -> tuple[dict[str, Any], Any] | 
     return describe_resolved(resolved, name), resolved.cluster
 
 
-def _prefixed(error: SpecError, path: str) -> SpecError:
-    return SpecError(
-        "fleet",
-        [
+def _dry_run(
+    model: type, render: Callable[[str, Any], Any], args: dict[str, Any], ctx: Any, path: str
+) -> dict[str, Any]:
+    """Validate and render the entry (registering nothing); problems carry config paths."""
+    spec = parse_spec(model, args, "fleet", prefix=path)
+    try:
+        render(ctx.current or "", spec)
+    except SpecError as error:
+        issues = [
             Issue(f"{path}.{issue.path}" if issue.path else path, issue.message)
             for issue in error.issues
-        ],
-    )
+        ]
+        raise SpecError("fleet", issues) from None
+    return args
 
 
 def prepare_quotas(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
@@ -90,14 +96,7 @@ def prepare_quotas(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
         if issues:
             raise SpecError("fleet", issues)
         args = {**args, "pools": described}
-    try:
-        spec = parse_spec(PoolQuotasArgs, args, "fleet", prefix=path)
-        render_quotas(ctx.current or "", spec)
-    except SpecError as error:
-        if error.subject == "fleet":
-            raise
-        raise _prefixed(error, path) from None
-    return args
+    return _dry_run(PoolQuotasArgs, render_quotas, args, ctx, path)
 
 
 def prepare_platforms(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
@@ -107,11 +106,4 @@ def prepare_platforms(args: dict[str, Any], ctx: Any, path: str) -> dict[str, An
         if isinstance(found, Issue):
             raise SpecError("fleet", [found])
         args = {**args, "pool": found[0]}
-    try:
-        spec = parse_spec(PoolPlatformsArgs, args, "fleet", prefix=path)
-        render_platforms(ctx.current or "", spec)
-    except SpecError as error:
-        if error.subject == "fleet":
-            raise
-        raise _prefixed(error, path) from None
-    return args
+    return _dry_run(PoolPlatformsArgs, render_platforms, args, ctx, path)

@@ -3,12 +3,12 @@ each PoolPlatforms, read from what the components registered as their inputs."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from ..offline import Capture
 from .report import Section
+from .sections import _compact
 
 QUOTAS_TYPE = "nodepools:index:PoolQuotas"
 PLATFORMS_TYPE = "nodepools:index:PoolPlatforms"
@@ -16,24 +16,7 @@ RESOURCE_ORDER = ("gpu", "cpu", "memory")
 
 
 def _text(value: Any) -> str:
-    # The engine sends every number as a float.
-    if value is None:
-        return "-"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    if isinstance(value, dict | list):
-        return json.dumps(_ints(value), separators=(",", ":"), sort_keys=True)
-    return str(value)
-
-
-def _ints(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _ints(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_ints(v) for v in value]
-    return value
+    return "-" if value is None else _compact(value)
 
 
 def _table(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:

@@ -16,7 +16,7 @@ from .base import Issue, NestedIssues, SpecModel, format_path, register_union_ta
 from .governed_pool import GovernedPool
 from .kube import Amount, DnsLabel, ObjectName, kube_name, kube_name_problem
 from .labels import LabelKey, Labels, label_value_problem
-from .taints import TaintEffect
+from .taints import TaintEffect, _parse_taint_string
 
 USER_VARIABLES = ("USER_CPU", "USER_GPU", "USER_MEMORY", "USER_STORAGE")
 NODE_VARIABLES = ("K8_CPU", "K8_GPU", "K8_MEMORY", "K8_STORAGE")
@@ -104,13 +104,10 @@ def _toleration(value: Any) -> Any:
     # Also accepted: the taint it tolerates, as kubectl writes it ("key=value:Effect").
     if not isinstance(value, str):
         return value
-    head, colon, effect = value.rpartition(":")
-    if not colon:
-        raise ValueError(f"toleration {value!r} must be a mapping or 'key=value:Effect'")
-    key, equals, taint_value = head.partition("=")
-    if equals:
-        return {"key": key, "operator": "Equal", "value": taint_value, "effect": effect}
-    return {"key": key, "operator": "Exists", "effect": effect}
+    taint = _parse_taint_string(value)
+    if taint["value"] is None:
+        return {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
+    return {**taint, "operator": "Equal"}
 
 
 class Toleration(SpecModel):

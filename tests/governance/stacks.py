@@ -40,3 +40,20 @@ def osmo_args() -> dict[str, Any]:
 def by_name(resources) -> dict[str, Any]:
     """Registered custom resources: name -> (type, inputs)."""
     return {r.name: (r.type, r.inputs) for r in resources if r.custom}
+
+
+EKS = {
+    "kind": "eks",
+    "cluster_name": "ml",
+    "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+    "subnet_ids": ["subnet-1"],
+}
+# g5.12xlarge: 4 GPUs a node; at most 2 nodes -> 8 GPUs.
+GPU_SPOT = {"instance_type": "g5.12xlarge", "autoscaling": {"min_replicas": 0, "max_replicas": 2}}
+
+
+def gpu_spot_pool():
+    """A GpuSpotPool `gpu-spot` on EKS (call inside a program)."""
+    from components import GpuSpotPool
+
+    return GpuSpotPool("gpu-spot", {"cluster": EKS, **GPU_SPOT})

@@ -13,17 +13,11 @@ from components.planning import plan_stack
 from components.specs.base import SpecError
 from components.specs.labels import POOL_LABEL
 from policies.runner import PolicyResourceInput, run_policies
-from tests.governance.stacks import STACKS, stack_config
+from tests.governance.stacks import EKS, STACKS, stack_config
+from tests.governance.stacks import GPU_SPOT as SPOT_ARGS
 
 PROGRAM = STACKS / "__main__.py"
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
-
-EKS = {
-    "kind": "eks",
-    "cluster_name": "ml",
-    "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
-    "subnet_ids": ["subnet-1"],
-}
 
 
 def policy_inputs(capture: Capture) -> list[PolicyResourceInput]:
@@ -52,11 +46,7 @@ def fleet(governance: list[dict[str, Any]], **pools: dict[str, Any]) -> dict[str
     }
 
 
-GPU_SPOT = {
-    "cluster": "ml",
-    "instance_type": "g5.12xlarge",
-    "autoscaling": {"min_replicas": 0, "max_replicas": 2},
-}
+GPU_SPOT = {"cluster": "ml", **SPOT_ARGS}
 
 
 def quotas_entry(pools: list[Any], quota: int = 8, pool: str = "gpu-spot") -> dict[str, Any]:

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from components import GpuSpotPool, PoolPlatforms, SpecError
+from components import PoolPlatforms, SpecError
 from components.governance.cel import CelError, compile_check, evaluate
 from components.governance.platforms import merge_pod_specs
 from components.offline import ProgramError, run
 from components.specs.labels import POOL_LABEL
 from tests.golden import assert_golden
-from tests.governance.stacks import by_name, osmo_args
+from tests.governance.stacks import by_name, gpu_spot_pool, osmo_args
 
 POD_TEMPLATE = "kubernetes:core/v1:PodTemplate"
 POLICY = "kubernetes:admissionregistration.k8s.io/v1:ValidatingAdmissionPolicy"
@@ -278,18 +278,7 @@ def test_platform_variables_override_common_ones_and_gpus_become_limits():
 
 def test_a_pool_component_adds_its_identity_selector_and_taint_tolerations():
     def program():
-        pool = GpuSpotPool(
-            "gpu-spot",
-            {
-                "cluster": {
-                    "kind": "eks",
-                    "cluster_name": "ml",
-                    "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
-                    "subnet_ids": ["subnet-1"],
-                },
-                "instance_type": "g5.12xlarge",
-            },
-        )
+        pool = gpu_spot_pool()
         args = osmo_args()
         args["pool"] = pool
         args["roles"][0]["pools"] = "gpu-*"

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from components import GpuSpotPool, PoolQuotas, SpecError
+from components import PoolQuotas, SpecError
 from components.governance import kueue
 from components.governance.manifests import Rendered
 from components.offline import ProgramError, run
@@ -16,7 +16,7 @@ from components.specs.labels import POOL_LABEL
 from components.specs.quotas import PoolQuotasArgs
 from components.validation import validate_manifest
 from tests.golden import assert_golden
-from tests.governance.stacks import by_name, org_args
+from tests.governance.stacks import by_name, gpu_spot_pool, org_args
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 
@@ -226,19 +226,7 @@ def test_reclaim_policy_is_configurable():
 
 def test_pool_components_are_read_from_their_resolved_spec():
     def program():
-        pool = GpuSpotPool(
-            "gpu-spot",
-            {
-                "cluster": {
-                    "kind": "eks",
-                    "cluster_name": "ml",
-                    "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
-                    "subnet_ids": ["subnet-1"],
-                },
-                "instance_type": "g5.12xlarge",
-                "autoscaling": {"min_replicas": 0, "max_replicas": 2},
-            },
-        )
+        pool = gpu_spot_pool()
         PoolQuotas(
             "org",
             {
