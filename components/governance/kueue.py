@@ -23,7 +23,14 @@ The mapping (DESIGN section 4), Run:ai concept -> Kueue object:
   the Namespace too when `create_namespaces`.
 
 Covered resources: `cpu` and `memory` when any quota, cap or limit names them, then every
-pool's accelerator resource (sorted), in that order in every flavor of every group.
+pool's accelerator resource (sorted), in that order in every flavor of every group. Kueue
+does not admit a workload that requests a resource its ClusterQueue doesn't cover, so
+GPU-only quotas need Kueue configured to ignore cpu and memory
+(`resources.excludeResourcePrefixes`), or quotas that name them too (as the org-quotas
+stack does, reserving CPU and memory with the GPUs as Run:ai advises).
+
+Not mapped: Run:ai's over-quota fair-share weights (Kueue's fair sharing is a manager
+setting, not an object this component owns) and node-pool placement priority among pools.
 """
 
 from __future__ import annotations

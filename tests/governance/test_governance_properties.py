@@ -162,3 +162,16 @@ def test_platforms_fail_with_paths_or_render_compiling_policies(
         if item.kind == "ValidatingAdmissionPolicy":
             for validation in item.manifest["spec"]["validations"]:
                 compile_check(validation["expression"])
+
+
+def test_governance_keeps_import_components_light():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, components, components.fleet, components.planning\n"
+        "heavy = [m for m in ('pulumi_kubernetes', 'cel_expr_python') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    root = __file__.rsplit("/tests/", 1)[0]
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
