@@ -6,7 +6,9 @@ The public API, re-exported. Cloud SDKs load only when a backend is first used.
 from .gpu_spot_pool import GpuSpotPool
 from .karpenter_node_pool import KarpenterNodePool
 from .machine_pool import MachinePool
+from .platforms import PoolPlatforms
 from .pool_component import PoolComponent
+from .quotas import PoolQuotas
 from .scheduling import SchedulingInfo
 from .specs import (
     Accelerator,
@@ -23,6 +25,8 @@ from .specs import (
     Taint,
     lookup_accelerator,
 )
+from .specs.platforms import PoolPlatformsArgs
+from .specs.quotas import PoolQuotasArgs
 
 __all__ = [
     "Accelerator",
@@ -36,6 +40,10 @@ __all__ = [
     "OkeCluster",
     "OkePlacement",
     "PoolComponent",
+    "PoolPlatforms",
+    "PoolPlatformsArgs",
+    "PoolQuotas",
+    "PoolQuotasArgs",
     "RosaCluster",
     "Scaling",
     "SchedulingInfo",

@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from .governance.fleet_refs import prepare_platforms, prepare_quotas
 from .specs.base import Issue, SpecError, format_path, issues_from_validation_error
 from .specs.clusters import ClusterTarget
 
@@ -52,6 +53,7 @@ class FleetContext:
     invalid_clusters: set[str] = field(default_factory=set)  # declared, but reported as invalid
     entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
     built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
+    current: str | None = None  # name of the entry being prepared (for hooks that need it)
 
 
 def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
@@ -101,6 +103,15 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
             "KarpenterNodePool",
             "KarpenterNodePoolArgs",
             check_karpenter_pool,
+        ),
+    },
+    # Governs pools of the sections above; `pools` entries may name them.
+    "governance": {
+        "PoolQuotas": FleetKind(
+            "components.quotas", "PoolQuotas", "PoolQuotasArgs", prepare_quotas
+        ),
+        "PoolPlatforms": FleetKind(
+            "components.platforms", "PoolPlatforms", "PoolPlatformsArgs", prepare_platforms
         ),
     },
 }
@@ -196,6 +207,7 @@ def _validate_entry(
     names[name] = path
     kind = kinds[component]
     _, args_model = kind.load()
+    ctx.current = name
     try:
         prepared = kind.prepare(args, ctx, path) if kind.prepare else args
         model = args_model.model_validate(prepared)
