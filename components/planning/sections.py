@@ -141,6 +141,8 @@ def capacity_section(capture: Capture) -> Section:
                 str(per_node * high),
             )
         )
+    if len(rows) == 1:
+        return section  # no pools in this stack: the section renders as "(none)"
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         section.lines.append(
