@@ -94,7 +94,9 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
             cause = error.get("ctx", {}).get("error")
             message = str(cause) if cause is not None else error["msg"]
             if isinstance(cause, PathError):
-                path = f"{path}.{cause.subpath}" if path else cause.subpath
+                # An index or quoted key (`[1]`, `["a b"]`) attaches without a dot.
+                joint = "" if cause.subpath.startswith("[") else "."
+                path = f"{path}{joint}{cause.subpath}" if path else cause.subpath
         elif kind == "extra_forbidden":
             message = f"unknown field (got {_quote(error['input'])})"
         elif kind == "missing":
