@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from .recipe_fleet import place_fleet_recipes, prepare_recipe
 from .specs.base import Issue, SpecError, issues_from_validation_error
 from .specs.clusters import ClusterTarget
 
@@ -77,7 +78,21 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
         "GpuSpotPool": FleetKind(
             "components.gpu_spot_pool", "GpuSpotPool", "GpuSpotPoolArgs", resolve_cluster
         ),
+        "SharedNodePool": FleetKind(
+            "components.shared_node_pool", "SharedNodePool", "SharedNodePoolArgs", resolve_cluster
+        ),
     },
+    # After `pools`: a recipe's `pools: [names]` become plain descriptions of those entries,
+    # so recipes never depend on (or get deleted with) the pool resources.
+    "recipes": {
+        "Recipe": FleetKind("components.recipe", "Recipe", "RecipeArgs", prepare_recipe),
+    },
+}
+
+# section -> hook run on all validated entries before anything is built; it may replace
+# its section's entries (recipes are placed together and each pinned to its pool).
+ARRANGE: dict[str, Callable[[list[FleetEntry]], list[FleetEntry]]] = {
+    "recipes": place_fleet_recipes,
 }
 
 _CLUSTERS = TypeAdapter(dict[str, ClusterTarget])
@@ -128,6 +143,13 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
             if entry is not None:
                 entries.append(entry)
                 ctx.entries[entry.name] = (entry.component, entry.args)
+    if not issues:
+        for arrange in ARRANGE.values():
+            try:
+                entries = arrange(entries)
+            except SpecError as exc:
+                issues.extend(exc.issues)
+        ctx.entries = {entry.name: (entry.component, entry.args) for entry in entries}
     if issues:
         raise SpecError("fleet config", issues)
     return entries, ctx

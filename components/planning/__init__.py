@@ -11,13 +11,19 @@ import yaml
 
 from ..offline import Capture, ProgramError, run
 from ..specs.base import SpecError
+from .placement_section import placement_section
 from .report import Section
 from .sections import capacity_section, scheduling_section, tree_section
 
 SectionBuilder = Callable[[Capture], Section | None]
 
 # Printed in this order; components add theirs here.
-SECTIONS: list[SectionBuilder] = [tree_section, scheduling_section, capacity_section]
+SECTIONS: list[SectionBuilder] = [
+    tree_section,
+    scheduling_section,
+    capacity_section,
+    placement_section,
+]
 
 
 @dataclass

@@ -87,7 +87,7 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
     issues: list[Issue] = []
     for error in exc.errors(include_url=False):
         loc = [part for part in error["loc"] if not _is_union_tag(part)]
-        path = format_path([*([prefix] if prefix else []), *loc])
+        path = _prefixed(prefix, format_path(loc))
         kind = error["type"]
         if kind == "value_error":
             # Our own validators already quote the value in their message.
@@ -110,6 +110,15 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
             message = f"{error['msg'][0].lower()}{error['msg'][1:]} (got {_quote(error['input'])})"
         issues.append(Issue(path, message))
     return issues
+
+
+def _prefixed(prefix: str, path: str) -> str:
+    # The prefix is a path already (`nodepools:pools[1]`): joined, not quoted as a key.
+    if not prefix:
+        return path
+    if not path:
+        return prefix
+    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
 
 
 def _is_union_tag(part: Any) -> bool:
