@@ -9,7 +9,9 @@ from .machine_pool import MachinePool
 from .platforms import PoolPlatforms
 from .pool_component import PoolComponent
 from .quotas import PoolQuotas
+from .recipe import Recipe
 from .scheduling import SchedulingInfo
+from .shared_node_pool import SharedNodePool
 from .specs import (
     Accelerator,
     EksCluster,
@@ -27,6 +29,8 @@ from .specs import (
 )
 from .specs.platforms import PoolPlatformsArgs
 from .specs.quotas import PoolQuotasArgs
+from .specs.recipe import RecipeArgs
+from .specs.shared import SharedNodePoolArgs, SharedPoolDescription
 
 __all__ = [
     "Accelerator",
@@ -44,9 +48,14 @@ __all__ = [
     "PoolPlatformsArgs",
     "PoolQuotas",
     "PoolQuotasArgs",
+    "Recipe",
+    "RecipeArgs",
     "RosaCluster",
     "Scaling",
     "SchedulingInfo",
+    "SharedNodePool",
+    "SharedNodePoolArgs",
+    "SharedPoolDescription",
     "SpecError",
     "Spot",
     "Taint",

@@ -23,6 +23,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from .governance.fleet_refs import prepare_platforms, prepare_quotas
+from .recipe_fleet import place_fleet_recipes, prepare_recipe
 from .specs.base import Issue, SpecError, format_path, issues_from_validation_error
 from .specs.clusters import ClusterTarget
 
@@ -104,6 +105,14 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
             "KarpenterNodePoolArgs",
             check_karpenter_pool,
         ),
+        "SharedNodePool": FleetKind(
+            "components.shared_node_pool", "SharedNodePool", "SharedNodePoolArgs", resolve_cluster
+        ),
+    },
+    # After `pools`: a recipe's `pools: [names]` become plain descriptions of those entries,
+    # so recipes never depend on (or get deleted with) the pool resources.
+    "recipes": {
+        "Recipe": FleetKind("components.recipe", "Recipe", "RecipeArgs", prepare_recipe),
     },
     # Governs pools of the sections above; `pools` entries may name them.
     "governance": {
@@ -114,6 +123,12 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
             "components.platforms", "PoolPlatforms", "PoolPlatformsArgs", prepare_platforms
         ),
     },
+}
+
+# section -> hook run on all validated entries before anything is built; it may replace
+# its section's entries (recipes are placed together and each pinned to its pool).
+ARRANGE: dict[str, Callable[[list[FleetEntry]], list[FleetEntry]]] = {
+    "recipes": place_fleet_recipes,
 }
 
 _CLUSTER = TypeAdapter(ClusterTarget)
@@ -175,6 +190,13 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
             if entry is not None:
                 entries.append(entry)
                 ctx.entries[entry.name] = (entry.component, entry.args)
+    if not issues:
+        for arrange in ARRANGE.values():
+            try:
+                entries = arrange(entries)
+            except SpecError as exc:
+                issues.extend(exc.issues)
+        ctx.entries = {entry.name: (entry.component, entry.args) for entry in entries}
     if issues:
         raise SpecError("fleet config", issues)
     return entries, ctx

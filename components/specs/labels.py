@@ -14,6 +14,11 @@ POOL_LABEL = "nodepools.dev/pool"
 SHARED_POOL_LABEL = "nodepools.dev/shared-pool"
 # The optional selector a SharedNodePool is published under for recipes to match.
 POOL_SELECTOR_LABEL = "nodepools.dev/pool-selector"
+# Marks the pods of a Recipe (its Deployment's selector and its Service's).
+RECIPE_LABEL = "nodepools.dev/recipe"
+# Kubernetes' well-known node label holding the instance type (the OCI shape on OKE);
+# recipes still waiting for a shared pool select on it.
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 # Freeform tags holding autoscaling bounds where a cloud's pool has only a size (OKE).
 MIN_NODES_TAG = "nodepools.dev/min-nodes"
 MAX_NODES_TAG = "nodepools.dev/max-nodes"
