@@ -110,3 +110,23 @@ def test_restricted_label_domain():
         )
     )
     assert found == Counter({("restricted-label-domains", "mandatory"): 1})
+
+
+KARPENTER_CLASS = {
+    "role": "KarpenterNodeRole-ml",
+    "subnet_selector_tags": {"karpenter.sh/discovery": "ml"},
+    "security_group_selector_tags": {"karpenter.sh/discovery": "ml"},
+}
+
+
+def test_karpenter_pool_without_limits_is_a_mandatory_violation():
+    from components import KarpenterNodePool
+
+    def program(limits):
+        args = {"node_class": KARPENTER_CLASS, "instance_types": ["g5.12xlarge"]}
+        return lambda: KarpenterNodePool("gpu", {**args, **({"limits": limits} if limits else {})})
+
+    assert violations(program(None)) == Counter({("karpenter-limits", "mandatory"): 1})
+    # Limits on cpu only still leave the GPUs unbounded.
+    assert violations(program({"cpu": 100})) == Counter({("karpenter-limits", "mandatory"): 1})
+    assert violations(program({"cpu": 100, "memory": "400Gi", "nvidia.com/gpu": 8})) == Counter()
