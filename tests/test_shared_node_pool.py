@@ -175,7 +175,7 @@ def test_every_problem_is_reported_at_once():
     )
     assert issues(error) == {
         "size": "input should be greater than or equal to 0 (got -1)",
-        "boot_volume_gb": "20 is outside 50..32768 GB for OKE node pools",
+        "boot_volume_gb": "20 is outside 50..32768 GiB for OKE node pools",
         "selector": "selector '' must not be empty; leave it out for no selector",
         "labels": "label 'nodepools.dev/pool-selector' is set by the pool itself (from its "
         "name and `selector`); remove it",

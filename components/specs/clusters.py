@@ -146,3 +146,14 @@ def capabilities_for(cluster: object) -> ClusterCapabilities | None:
     if caps is not None and getattr(cluster, "multi_az", False) is True:
         return caps.model_copy(update={"replicas_multiple": caps.multi_az_replicas_multiple})
     return caps
+
+
+def boot_volume_problem(size: int, cluster: object) -> str | None:
+    """Why `size` GiB is not a boot volume `cluster` can take, or None."""
+    caps = capabilities_for(cluster)
+    if caps is None:
+        return None
+    low, high = caps.boot_volume_gb
+    if low <= size <= high:
+        return None
+    return f"{size} is outside {low}..{high} GiB for {caps.title}"

@@ -36,7 +36,7 @@ from .karpenter_accelerators import AcceleratorProfile, accelerator_profile
 from .karpenter_node_class import NodeClassArgs
 from .karpenter_restrictions import restricted_label_problem
 from .labels import POOL_LABEL, Labels, label_key_problem, label_value_problem
-from .pools import accelerator_taint, pool_name_problem
+from .pools import PoolName, accelerator_taint, effective_pool_name
 from .scaling import Spot
 from .taints import Taint, Taints, merge_taints
 
@@ -364,7 +364,7 @@ class KarpenterNodePoolArgs(SpecModel):
         description="How long a draining node waits for pods before it is terminated anyway. "
         "Default None (wait for every pod).",
     )
-    pool_name: str | None = Field(
+    pool_name: PoolName | None = Field(
         default=None,
         description="Name of the NodePool (and of its EC2NodeClass) and of the identity label; "
         "default the component name.",
@@ -421,13 +421,6 @@ class KarpenterNodePoolArgs(SpecModel):
         if len(labels) > MAX_LABELS:
             raise ValueError(f"at most {MAX_LABELS} labels are allowed (got {len(labels)})")
         return labels
-
-    @field_validator("pool_name")
-    @classmethod
-    def _pool_name(cls, name: str | None) -> str | None:
-        if name is not None and (problem := pool_name_problem(name)):
-            raise ValueError(problem)
-        return name
 
 
 # --- the resolved pool ------------------------------------------------------------------
@@ -573,11 +566,9 @@ def resolve_karpenter_pool(
 ) -> ResolvedKarpenterPool:
     """Apply the defaults; raise one SpecError with every cross-field problem."""
     issues: list[Issue] = []
-    pool_name = args.pool_name or component_name
-    if problem := pool_name_problem(pool_name):
-        issues.append(
-            Issue("pool_name", f"{problem}; the component name is used when `pool_name` is unset")
-        )
+    pool_name, name_issue = effective_pool_name(args.pool_name, component_name)
+    if name_issue:
+        issues.append(name_issue)
     profile = accelerator_profile(args, issues)
     _limit_issues(args.limits, profile, issues)
     if issues:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic import AfterValidator, Field, ValidationError, ValidationInfo, field_validator
 
 from .accelerators import Accelerator, lookup_accelerator
 from .base import Issue, PathError, SpecError, SpecModel
-from .clusters import ClusterCapabilities, ClusterTarget, capabilities_for
+from .clusters import ClusterCapabilities, ClusterTarget, boot_volume_problem, capabilities_for
 from .labels import POOL_LABEL, Labels
 from .scaling import Scaling, Spot
 from .taints import Taint, Taints, merge_taints
@@ -37,6 +37,27 @@ def pool_name_problem(name: str) -> str | None:
 def _not_a_multiple(count: int, caps: ClusterCapabilities) -> str:
     why = f": {caps.replicas_multiple_why}" if caps.replicas_multiple_why else ""
     return f"{count} must be a multiple of {caps.replicas_multiple} for {caps.title}{why}"
+
+
+def _check_pool_name(name: str) -> str:
+    if problem := pool_name_problem(name):
+        raise ValueError(problem)
+    return name
+
+
+# A pool name given explicitly; when unset, the component name is checked at resolve time.
+PoolName = Annotated[str, AfterValidator(_check_pool_name)]
+
+
+def effective_pool_name(pool_name: str | None, component_name: str) -> tuple[str, Issue | None]:
+    """The pool's name (explicit, else the component name) and the problem with it, if any."""
+    name = pool_name or component_name
+    problem = pool_name_problem(name)
+    if problem is None:
+        return name, None
+    return name, Issue(
+        "pool_name", f"{problem}; the component name is used when `pool_name` is unset"
+    )
 
 
 def accelerator_taint(accelerator: Accelerator) -> Taint:
@@ -84,7 +105,7 @@ class PoolArgsBase(SpecModel):
         validate_default=True,
         description="Accelerators per node; default None looks the instance type up in the catalog.",
     )
-    pool_name: str | None = Field(
+    pool_name: PoolName | None = Field(
         default=None,
         description="Name of the pool in the cloud and in its identity label; default the "
         "component name.",
@@ -151,19 +172,9 @@ class PoolArgsBase(SpecModel):
     @field_validator("boot_volume_gb")
     @classmethod
     def _boot_volume_in_range(cls, size: int | None, info: ValidationInfo):
-        caps = capabilities_for(info.data.get("cluster"))
-        if size is not None and caps:
-            low, high = caps.boot_volume_gb
-            if not low <= size <= high:
-                raise ValueError(f"{size} is outside {low}..{high} GiB for {caps.title}")
-        return size
-
-    @field_validator("pool_name")
-    @classmethod
-    def _pool_name(cls, name: str | None) -> str | None:
-        if name is not None and (problem := pool_name_problem(name)):
+        if size is not None and (problem := boot_volume_problem(size, info.data.get("cluster"))):
             raise ValueError(problem)
-        return name
+        return size
 
 
 class MachinePoolArgs(PoolArgsBase):
@@ -256,16 +267,9 @@ def resolve_pool(
     memory_gb: float | None = None,
 ) -> ResolvedPool:
     """Apply defaults and the identity label; raise SpecError if the pool name is invalid."""
-    pool_name = args.pool_name or component_name
-    if problem := pool_name_problem(pool_name):
-        raise SpecError(
-            f"pool {component_name!r}",
-            [
-                Issue(
-                    "pool_name", f"{problem}; the component name is used when `pool_name` is unset"
-                )
-            ],
-        )
+    pool_name, name_issue = effective_pool_name(args.pool_name, component_name)
+    if name_issue:
+        raise SpecError(f"pool {component_name!r}", [name_issue])
     if args.replicas is not None:
         min_nodes = max_nodes = args.replicas
         autoscaled = False

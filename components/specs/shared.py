@@ -11,8 +11,8 @@ from typing import Any
 from pydantic import Field, ValidationInfo, field_validator
 
 from .accelerators import Accelerator, is_bare_metal, is_flex, lookup_accelerator
-from .base import Issue, SpecError, SpecModel
-from .clusters import ClusterTarget, capabilities_for
+from .base import SpecError, SpecModel
+from .clusters import ClusterTarget, boot_volume_problem
 from .labels import (
     POOL_LABEL,
     POOL_SELECTOR_LABEL,
@@ -21,7 +21,7 @@ from .labels import (
     Labels,
     LabelValue,
 )
-from .pools import ResolvedPool, accelerator_taint, pool_name_problem
+from .pools import PoolName, ResolvedPool, accelerator_taint, effective_pool_name, pool_name_problem
 from .taints import Taint, Taints, merge_taints
 
 # Set by the pool itself; a user value would break matching or the pool's identity.
@@ -104,7 +104,7 @@ class SharedNodePoolArgs(SpecModel):
         description="Accelerators per node; default None looks the shape up in the catalog "
         "(a shape not in it has none).",
     )
-    pool_name: str | None = Field(
+    pool_name: PoolName | None = Field(
         default=None,
         description="Name of the pool in the cloud and in its identity label; default the "
         "component name.",
@@ -122,11 +122,8 @@ class SharedNodePoolArgs(SpecModel):
                     f"`boot_volume_gb` is required when `shape` is bare metal ({shape})"
                 )
             return None
-        caps = capabilities_for(info.data.get("cluster"))
-        if caps:
-            low, high = caps.boot_volume_gb
-            if not low <= size <= high:
-                raise ValueError(f"{size} is outside {low}..{high} GB for {caps.title}")
+        if problem := boot_volume_problem(size, info.data.get("cluster")):
+            raise ValueError(problem)
         return size
 
     @field_validator("selector")
@@ -162,26 +159,12 @@ class SharedNodePoolArgs(SpecModel):
             )
         return value
 
-    @field_validator("pool_name")
-    @classmethod
-    def _pool_name(cls, name: str | None) -> str | None:
-        if name is not None and (problem := pool_name_problem(name)):
-            raise ValueError(problem)
-        return name
-
 
 def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> ResolvedPool:
     """Every default applied: identity, shared-pool and selector labels, accelerator taint."""
-    pool_name = args.pool_name or component_name
-    if problem := pool_name_problem(pool_name):
-        raise SpecError(
-            f"SharedNodePool {component_name!r}",
-            [
-                Issue(
-                    "pool_name", f"{problem}; the component name is used when `pool_name` is unset"
-                )
-            ],
-        )
+    pool_name, name_issue = effective_pool_name(args.pool_name, component_name)
+    if name_issue:
+        raise SpecError(f"SharedNodePool {component_name!r}", [name_issue])
     accelerator = args.accelerator or lookup_accelerator(args.shape)
     labels = {
         **args.labels,
