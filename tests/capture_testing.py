@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from components.offline import Capture
-from policies.runner import PolicyResourceInput
 
 
 def plaintext_paths(
@@ -53,19 +52,3 @@ def leaks(capture: Capture, token: str) -> list[str]:
     found += [f"stack outputs.{p}" for p in plaintext_paths(capture.stack_outputs, token)]
     found += [f"log {message!r}" for _, message in capture.logs if token in message]
     return found
-
-
-def policy_inputs(capture: Capture) -> list[PolicyResourceInput]:
-    """The captured registrations as the policy runner takes them."""
-    return [
-        PolicyResourceInput(
-            urn=r.urn,
-            type=r.type,
-            name=r.name,
-            props=r.inputs,
-            parent=r.parent,
-            dependencies=r.dependencies,
-            property_dependencies=r.property_dependencies,
-        )
-        for r in capture.resources
-    ]

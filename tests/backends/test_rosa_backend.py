@@ -21,6 +21,7 @@ from components.backends.rosa import (
     machine_pool_body,
 )
 from components.offline import COMPUTED_OUTPUTS, run
+from components.planning.policy_section import policy_inputs
 from components.planning.sections import KEY_INPUTS
 from components.specs import (
     GpuSpotPoolArgs,
@@ -34,7 +35,7 @@ from components.specs import (
 from policies.resources import ROSA_MACHINE_POOL_TYPE
 from policies.runner import run_policies
 from tests.backends.ocm_testing import MULTI_AZ, OFFLINE_TOKEN, SINGLE_AZ
-from tests.capture_testing import leaks, policy_inputs
+from tests.capture_testing import leaks
 from tests.fake_ocm import FakeOcm
 from tests.golden import assert_golden
 

@@ -12,10 +12,11 @@ from components.backends.ocm_client import OcmClient
 from components.cli import main
 from components.offline import run
 from components.planning import plan_stack
+from components.planning.policy_section import policy_inputs
 from components.planning.sections import pool_components, scheduling_section
 from policies.resources import pool_view
 from policies.runner import run_policies
-from tests.capture_testing import leaks, policy_inputs
+from tests.capture_testing import leaks
 from tests.golden import assert_golden
 
 ROOT = Path(__file__).resolve().parents[2]
