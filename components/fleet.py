@@ -24,7 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from .governance.fleet_refs import prepare_platforms, prepare_quotas
 from .recipe_fleet import place_fleet_recipes, prepare_recipe
-from .specs.base import Issue, SpecError, format_path, issues_from_validation_error
+from .specs.base import Issue, SpecError, format_path, issues_from_validation_error, join_path
 from .specs.clusters import ClusterTarget
 
 PROJECT = "nodepools"
@@ -81,14 +81,6 @@ def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
     return args
 
 
-def check_karpenter_pool(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
-    """KarpenterNodePool's cross-field rules and manifest validation, run with the fleet's."""
-    from .karpenter_node_pool import check_fleet_entry
-
-    check_fleet_entry(args, path)
-    return args
-
-
 # section (config key) -> component name -> kind. Sections are built in this order, so
 # later sections may refer to entries of earlier ones.
 SECTIONS: dict[str, dict[str, FleetKind]] = {
@@ -103,7 +95,6 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
             "components.karpenter_node_pool",
             "KarpenterNodePool",
             "KarpenterNodePoolArgs",
-            check_karpenter_pool,
         ),
         "SharedNodePool": FleetKind(
             "components.shared_node_pool", "SharedNodePool", "SharedNodePoolArgs", resolve_cluster
@@ -228,7 +219,7 @@ def _validate_entry(
         return None
     names[name] = path
     kind = kinds[component]
-    _, args_model = kind.load()
+    component_class, args_model = kind.load()
     ctx.current = name
     try:
         prepared = kind.prepare(args, ctx, path) if kind.prepare else args
@@ -239,7 +230,23 @@ def _validate_entry(
     except ValidationError as exc:
         issues.extend(issues_from_validation_error(exc, path))
         return None
+    # What the component itself checks with the entry's real name (defaults, the cloud's
+    # rules, rendered manifests), so that building the fleet can't fail half-way.
+    preflight = getattr(component_class, "preflight", None)
+    if preflight is not None:
+        try:
+            preflight(name, model)
+        except SpecError as exc:
+            issues.extend(_entry_issue(path, issue, model) for issue in exc.issues)
+            return None
     return FleetEntry(section, component, name, model, path)
+
+
+def _entry_issue(path: str, issue: Issue, model: Any) -> Issue:
+    # A pool named after its entry: a bad pool name is the entry's `name`.
+    if issue.path == "pool_name" and getattr(model, "pool_name", "") is None:
+        return Issue(f"{path}.name", issue.message)
+    return Issue(join_path(path, issue.path), issue.message)
 
 
 def deploy_fleet(config: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,7 @@ import pulumi
 
 from .pool_component import PoolComponent
 from .specs.base import parse_spec
-from .specs.pools import GpuSpotPoolArgs, resolve_gpu_spot_pool
+from .specs.pools import GpuSpotPoolArgs, ResolvedPool, resolve_gpu_spot_pool
 
 
 class GpuSpotPool(PoolComponent):
@@ -20,14 +20,18 @@ class GpuSpotPool(PoolComponent):
 
     TYPE = "nodepools:index:GpuSpotPool"
 
+    @classmethod
+    def resolve(cls, name: str, args: GpuSpotPoolArgs | dict[str, Any]) -> ResolvedPool:
+        spec = parse_spec(GpuSpotPoolArgs, args, f"GpuSpotPool {name!r}")
+        return resolve_gpu_spot_pool(spec, name)
+
     def __init__(
         self,
         name: str,
         args: GpuSpotPoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        spec = parse_spec(GpuSpotPoolArgs, args, f"GpuSpotPool {name!r}")
-        pool = resolve_gpu_spot_pool(spec, name)
+        pool = self.preflight(name, args)
         super().__init__(self.TYPE, name, pool, opts)
         self._build(name)
         self.register_outputs(self._pool_outputs())

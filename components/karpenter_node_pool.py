@@ -18,10 +18,6 @@ from .specs.karpenter import (
     resolve_karpenter_pool,
 )
 
-# Stands in for a fleet entry's name while the entry is checked before the fleet is built;
-# it only appears in rendered object names, never in a rule that could fail.
-_FLEET_CHECK_NAME = "fleet-check"
-
 
 def prepare_pool(
     args: KarpenterNodePoolArgs | dict[str, Any], name: str, subject: str, prefix: str = ""
@@ -42,11 +38,6 @@ def prepare_pool(
 
 def _under(prefix: str, issue: Issue) -> Issue:
     return Issue(join_path(prefix, issue.path), issue.message)
-
-
-def check_fleet_entry(args: dict[str, Any], path: str) -> None:
-    """Everything `KarpenterNodePool` would check, for a fleet entry at config `path`."""
-    prepare_pool(args, _FLEET_CHECK_NAME, "fleet config", prefix=path)
 
 
 def karpenter_scheduling(pool: ResolvedKarpenterPool) -> SchedulingInfo:
@@ -79,6 +70,12 @@ class KarpenterNodePool(PoolComponent):
 
     node_class_name: pulumi.Output[str]
     manifests: pulumi.Output[dict]
+
+    @classmethod
+    def preflight(cls, name: str, args: KarpenterNodePoolArgs | dict[str, Any]):
+        """Everything the constructor checks (manifests validated too), registering nothing."""
+        pool, _ = prepare_pool(args, name, f"KarpenterNodePool {name!r}")
+        return pool
 
     def __init__(
         self,

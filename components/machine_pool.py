@@ -8,7 +8,7 @@ import pulumi
 
 from .pool_component import PoolComponent
 from .specs.base import parse_spec
-from .specs.pools import MachinePoolArgs, resolve_pool
+from .specs.pools import MachinePoolArgs, ResolvedPool, resolve_pool
 
 
 class MachinePool(PoolComponent):
@@ -20,14 +20,18 @@ class MachinePool(PoolComponent):
 
     TYPE = "nodepools:index:MachinePool"
 
+    @classmethod
+    def resolve(cls, name: str, args: MachinePoolArgs | dict[str, Any]) -> ResolvedPool:
+        spec = parse_spec(MachinePoolArgs, args, f"MachinePool {name!r}")
+        return resolve_pool(spec, name)
+
     def __init__(
         self,
         name: str,
         args: MachinePoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        spec = parse_spec(MachinePoolArgs, args, f"MachinePool {name!r}")
-        pool = resolve_pool(spec, name)
+        pool = self.preflight(name, args)
         super().__init__(self.TYPE, name, pool, opts)
         self._build(name)
         self.register_outputs(self._pool_outputs())

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
 
-from .backends import backend_for
+from .backends import backend_for, check_pool
 from .scheduling import SchedulingInfo
 from .specs.pools import ResolvedPool
 
@@ -22,6 +24,19 @@ class PoolComponent(pulumi.ComponentResource):
     pool_id: pulumi.Output[str]
     scheduling_info: pulumi.Output[dict]
     scheduling_info_yaml: pulumi.Output[str]
+
+    @classmethod
+    def resolve(cls, name: str, args: Any) -> ResolvedPool:
+        """Parse `args` and apply every default; raises SpecError. Each pool defines it."""
+        raise NotImplementedError
+
+    @classmethod
+    def preflight(cls, name: str, args: Any) -> ResolvedPool:
+        """Everything the constructor checks, registering nothing: the resolved pool, or one
+        SpecError. The fleet runs it on every entry before it builds any of them."""
+        pool = cls.resolve(name, args)
+        check_pool(pool)
+        return pool
 
     def __init__(
         self,

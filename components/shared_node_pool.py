@@ -9,6 +9,7 @@ import pulumi
 from .pool_component import PoolComponent
 from .scheduling import SchedulingInfo
 from .specs.base import parse_spec
+from .specs.pools import ResolvedPool
 from .specs.shared import (
     SharedNodePoolArgs,
     SharedPoolDescription,
@@ -36,14 +37,18 @@ class SharedNodePool(PoolComponent):
     gpus_per_node: pulumi.Output[int]
     total_gpus: pulumi.Output[int]
 
+    @classmethod
+    def resolve(cls, name: str, args: SharedNodePoolArgs | dict[str, Any]) -> ResolvedPool:
+        spec = parse_spec(SharedNodePoolArgs, args, f"SharedNodePool {name!r}")
+        return resolve_shared_pool(spec, name)
+
     def __init__(
         self,
         name: str,
         args: SharedNodePoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        spec = parse_spec(SharedNodePoolArgs, args, f"SharedNodePool {name!r}")
-        pool = resolve_shared_pool(spec, name)
+        pool = self.preflight(name, args)
         self.pool_description: SharedPoolDescription = describe_shared_pool(pool)
         super().__init__(self.TYPE, name, pool, opts)
         self.scheduling = SchedulingInfo.for_pool(

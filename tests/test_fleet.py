@@ -114,3 +114,58 @@ def test_a_bad_pool_means_nothing_is_created():
         run(lambda: deploy_fleet(config))
     assert caught.value.capture.resources == []
     assert "nodepools:pools[1].replicas" in str(caught.value.cause)
+
+
+ROSA_MULTI_AZ = {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291", "multi_az": True}
+
+
+@pytest.mark.parametrize(
+    ("entry", "path", "fragment"),
+    [
+        # The entry name becomes the pool name: checked before anything is built.
+        (
+            {
+                "component": "MachinePool",
+                "name": "cpu_general",
+                "cluster": "eks",
+                "instance_type": "m5.large",
+                "replicas": 1,
+            },
+            "nodepools:pools[1].name",
+            "'cpu_general' is not a valid pool name",
+        ),
+        (
+            {
+                "component": "KarpenterNodePool",
+                "name": "Bad_Name",
+                "node_class_name": "default",
+                "limits": {"cpu": 10},
+            },
+            "nodepools:pools[1].name",
+            "'Bad_Name' is not a valid pool name",
+        ),
+        # A shared pool's size on a multi-AZ ROSA cluster, reported at `size`.
+        (
+            {
+                "component": "SharedNodePool",
+                "name": "shared",
+                "cluster": "rosa",
+                "shape": "m5.xlarge",
+                "size": 2,
+            },
+            "nodepools:pools[1].size",
+            "2 must be a multiple of 3",
+        ),
+    ],
+)
+def test_entries_are_checked_with_their_real_name_before_anything_is_built(entry, path, fragment):
+    config = fleet(
+        {"component": "GpuSpotPool", "name": "gpu", "cluster": "eks", "instance_type": "g5.xlarge"},
+        entry,
+        clusters={"eks": EKS, "rosa": ROSA_MULTI_AZ},
+    )
+    with pytest.raises(ProgramError) as caught:
+        run(lambda: deploy_fleet(config))
+    assert caught.value.capture.resources == []
+    issues = {issue.path: issue.message for issue in caught.value.cause.issues}
+    assert fragment in issues[path]

@@ -22,6 +22,13 @@ BACKEND_MODULES: dict[str, str] = {
 }
 
 
+# cluster kind -> "module:function" checking a ResolvedPool against that cloud's own rules
+# (raising SpecError) without importing its SDK: run by every pool before registering.
+BACKEND_CHECKS: dict[str, str] = {
+    "rosa": "components.backends.ocm_machine_pool_body:machine_pool_body",
+}
+
+
 @dataclass(frozen=True)
 class BuiltPool:
     """What a backend made: the pool's cloud id and its main resource."""
@@ -38,3 +45,11 @@ def backend_for(kind: str) -> ModuleType:
             f"no backend for cluster kind {kind!r}; known kinds: {sorted(BACKEND_MODULES)}"
         ) from None
     return importlib.import_module(module_name)
+
+
+def check_pool(pool: Any) -> None:
+    """Run the cloud's own pre-registration check of `pool`, if its backend has one."""
+    target = BACKEND_CHECKS.get(pool.cluster.kind)
+    if target is not None:
+        module_name, function = target.split(":")
+        getattr(importlib.import_module(module_name), function)(pool)

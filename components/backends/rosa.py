@@ -58,10 +58,10 @@ from components.backends.ocm_machine_pool_body import (
     body_problems,
     describe_differences,
     live_view,
+    machine_pool_body,
     normalize_body,
     patch_for,
 )
-from components.specs.base import Issue, SpecError
 from components.specs.pools import ResolvedPool
 from components.specs.rosa import TOKEN_ENV_VARS, RosaCluster
 
@@ -462,42 +462,6 @@ class OcmMachinePool(pulumi.dynamic.Resource, module="ocm", name="MachinePool"):
 
 
 # -- the pool components' backend ----------------------------------------------------------
-
-
-def machine_pool_body(pool: ResolvedPool) -> dict[str, Any]:
-    """The OCM MachinePool body of a resolved pool, in the provider's canonical form.
-
-    Taints keep their Kubernetes effect names (OCM takes them as they are). Spot without a
-    price is ``spot_market_options: {}``: OCM then caps at the on-demand price. The root
-    volume is sent only when the pool sets one, leaving OCM's default (300 GiB) otherwise.
-    """
-    body: dict[str, Any] = {"id": pool.pool_name, "instance_type": pool.instance_type}
-    if pool.autoscaled:
-        body["autoscaling"] = {"min_replicas": pool.min_nodes, "max_replicas": pool.max_nodes}
-    else:
-        body["replicas"] = pool.min_nodes
-    body["labels"] = dict(pool.labels)
-    body["taints"] = [
-        {"key": t.key, "value": t.value, "effect": t.effect}
-        if t.value is not None
-        else {"key": t.key, "effect": t.effect}
-        for t in pool.taints
-    ]
-    if pool.spot is not None:
-        options = {} if pool.spot.max_price is None else {"max_price": pool.spot.max_price}
-        body["aws"] = {"spot_market_options": options}
-    if pool.boot_volume_gb is not None:
-        body["root_volume"] = {"aws": {"size": pool.boot_volume_gb}}
-    # The spec rules and the provider's are written twice (pydantic vs plain dicts); a
-    # pool that passed one and not the other must fail here, before registration, not at
-    # `pulumi up`.
-    problems = body_problems(body, multi_az=pool.cluster.multi_az is True)
-    if problems:
-        raise SpecError(
-            f"pool {pool.component_name!r}",
-            [Issue(problem.path, problem.reason) for problem in problems],
-        )
-    return normalize_body(body)
 
 
 def token_input(cluster: RosaCluster) -> Any:

@@ -80,9 +80,15 @@ def plan_stack(
     except ProgramError as exc:
         cause = exc.cause
         message = str(cause) if isinstance(cause, SpecError) else f"{type(cause).__name__}: {cause}"
-        return PlanResult(
-            stack, exc.capture, error=f"The program failed; nothing would be created.\n{message}"
+        registered = len(exc.capture.resources)
+        # Say what a real run would leave behind: components validate before registering,
+        # but a program's own code may fail after some resources exist.
+        outcome = (
+            "nothing would be created"
+            if registered == 0
+            else f"{registered} resources were registered before it failed"
         )
+        return PlanResult(stack, exc.capture, error=f"The program failed; {outcome}.\n{message}")
     capture.plan_context = dict(context or {})  # type: ignore[attr-defined]
     result = PlanResult(stack, capture)
     for build in SECTIONS:

@@ -34,6 +34,14 @@ def pool_name_problem(name: str) -> str | None:
     return None
 
 
+def count_multiple_problem(count: int, cluster: object) -> str | None:
+    """Why `count` nodes can't be asked of `cluster` (multi-AZ ROSA wants multiples of 3)."""
+    caps = capabilities_for(cluster)
+    if caps is None or count % caps.replicas_multiple == 0:
+        return None
+    return _not_a_multiple(count, caps)
+
+
 def _not_a_multiple(count: int, caps: ClusterCapabilities) -> str:
     why = f": {caps.replicas_multiple_why}" if caps.replicas_multiple_why else ""
     return f"{count} must be a multiple of {caps.replicas_multiple} for {caps.title}{why}"
@@ -122,9 +130,10 @@ class PoolArgsBase(SpecModel):
     @field_validator("replicas")
     @classmethod
     def _replicas_multiple(cls, replicas: int | None, info: ValidationInfo):
-        caps = capabilities_for(info.data.get("cluster"))
-        if replicas is not None and caps and replicas % caps.replicas_multiple:
-            raise ValueError(_not_a_multiple(replicas, caps))
+        if replicas is not None and (
+            problem := count_multiple_problem(replicas, info.data.get("cluster"))
+        ):
+            raise ValueError(problem)
         return replicas
 
     @field_validator("autoscaling")

@@ -21,7 +21,14 @@ from .labels import (
     Labels,
     LabelValue,
 )
-from .pools import PoolName, ResolvedPool, accelerator_taint, effective_pool_name, pool_name_problem
+from .pools import (
+    PoolName,
+    ResolvedPool,
+    accelerator_taint,
+    count_multiple_problem,
+    effective_pool_name,
+    pool_name_problem,
+)
 from .taints import Taint, Taints, merge_taints
 
 # Set by the pool itself; a user value would break matching or the pool's identity.
@@ -109,6 +116,13 @@ class SharedNodePoolArgs(SpecModel):
         description="Name of the pool in the cloud and in its identity label; default the "
         "component name.",
     )
+
+    @field_validator("size")
+    @classmethod
+    def _size_multiple(cls, size: int, info: ValidationInfo) -> int:
+        if problem := count_multiple_problem(size, info.data.get("cluster")):
+            raise ValueError(problem)
+        return size
 
     @field_validator("boot_volume_gb")
     @classmethod
