@@ -151,7 +151,10 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
     clusters = config.get(CLUSTERS_KEY) or {}
     if not isinstance(clusters, dict):
         issues.append(
-            Issue(_key(CLUSTERS_KEY), f"must be a mapping of name to cluster (got {clusters!r})")
+            Issue(
+                _key(CLUSTERS_KEY),
+                f"must be a mapping of name to cluster (got a {type(clusters).__name__})",
+            )
         )
         clusters = {}
     # One by one, so a pool naming a valid cluster is still checked when another is broken.
@@ -203,7 +206,7 @@ def _validate_entry(
     issues: list[Issue],
 ) -> FleetEntry | None:
     if not isinstance(raw, dict):
-        issues.append(Issue(path, f"must be a mapping (got {raw!r})"))
+        issues.append(Issue(path, f"must be a mapping (got a {type(raw).__name__})"))
         return None
     args = dict(raw)
     component = args.pop("component", None)

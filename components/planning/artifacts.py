@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -15,17 +17,46 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("_")
 
 
+REDACTED = "[secret]"
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def redacted_inputs(inputs: dict[str, Any], secret_paths: tuple[str, ...]) -> dict[str, Any]:
+    """`inputs` with every secret replaced by `[secret]` and engine-internal `__` keys
+    (a dynamic provider's pickled code) dropped: artifacts are meant for review in the open."""
+    document = copy.deepcopy({k: v for k, v in inputs.items() if not k.startswith("__")})
+    for path in secret_paths:
+        parts = [int(index) if index else key for key, index in _PATH_PART.findall(path)]
+        parent: Any = document
+        for part in parts[:-1]:
+            try:
+                parent = parent[part]
+            except (KeyError, IndexError, TypeError):
+                parent = None
+                break
+        if parent is not None and parts and _has(parent, parts[-1]):
+            parent[parts[-1]] = REDACTED
+    return document
+
+
+def _has(container: Any, key: Any) -> bool:
+    if isinstance(container, dict):
+        return key in container
+    return isinstance(container, list) and isinstance(key, int) and key < len(container)
+
+
 def write_artifacts(capture: Capture, out_dir: Path) -> list[Path]:
     """Kubernetes objects as manifests under `manifests/`, other resources' inputs under
     `resources/<type>/`. Returns the files written (sorted)."""
     written: list[Path] = []
     for resource in capture.custom_resources():
+        inputs = redacted_inputs(resource.inputs, resource.secret_paths)
         if resource.type.startswith("kubernetes:"):
             target = out_dir / "manifests" / f"{_slug(resource.name)}.yaml"
-            document = resource.inputs
+            document = inputs
         else:
             target = out_dir / "resources" / _slug(resource.type) / f"{_slug(resource.name)}.yaml"
-            document = {"type": resource.type, "name": resource.name, "inputs": resource.inputs}
+            document = {"type": resource.type, "name": resource.name, "inputs": inputs}
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(yaml.safe_dump(whole_numbers(document), sort_keys=True))
         written.append(target)

@@ -8,6 +8,7 @@ package never imports pulumi.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -91,7 +92,27 @@ def format_path(loc: Iterable[Any], prefix: str = "") -> str:
     return out
 
 
-def _quote(value: Any) -> str:
+# Keys whose values are never quoted back: a misplaced or misspelt credential must not end
+# up in an error message, a CI log or an issue tracker.
+SECRET_KEY = re.compile(r"token|secret|password|passwd|credential|private.?key", re.IGNORECASE)
+
+
+def _mentions_secret(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(
+            (isinstance(k, str) and SECRET_KEY.search(k)) or _mentions_secret(v)
+            for k, v in value.items()
+        )
+    if isinstance(value, list | tuple):
+        return any(_mentions_secret(item) for item in value)
+    return False
+
+
+def _quote(value: Any, loc: Iterable[Any] = ()) -> str:
+    if any(isinstance(part, str) and SECRET_KEY.search(part) for part in loc) or _mentions_secret(
+        value
+    ):
+        return "<hidden: it may hold a secret>"
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -115,7 +136,7 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
             if isinstance(cause, PathError):
                 path = join_path(path, cause.subpath)
         elif kind == "extra_forbidden":
-            message = f"unknown field (got {_quote(error['input'])})"
+            message = f"unknown field (got {_quote(error['input'], loc)})"
         elif kind == "missing":
             message = "is required"
         elif kind == "union_tag_invalid":
@@ -124,7 +145,9 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
         elif kind == "union_tag_not_found":
             message = "needs a `kind`"
         else:
-            message = f"{error['msg'][0].lower()}{error['msg'][1:]} (got {_quote(error['input'])})"
+            message = (
+                f"{error['msg'][0].lower()}{error['msg'][1:]} (got {_quote(error['input'], loc)})"
+            )
         issues.append(Issue(path, message))
     return issues
 
