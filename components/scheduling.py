@@ -72,8 +72,10 @@ class SchedulingInfo:
 
         The node selector is merged (a conflicting value is an error, not silently
         overwritten), tolerations are appended unless already present, and the
-        accelerator limits are set on `container` (default: every container that
-        does not set them already).
+        accelerator limits are set on one container: `container`, or the first one by
+        default. (Every container asking for them would multiply the pod's request: a
+        sidecar beside the main container would double it and the pod never schedules.)
+        A container that already sets a limit for the resource keeps its own value.
         """
         spec = copy.deepcopy(dict(pod_spec))
         selector = dict(spec.get("nodeSelector") or {})
@@ -94,11 +96,11 @@ class SchedulingInfo:
             names = [c.get("name") for c in containers]
             if container is not None and container not in names:
                 raise ValueError(f"pod spec has no container {container!r} (has {names})")
-            for entry in containers:
-                if container is not None and entry.get("name") != container:
-                    continue
-                resources = entry.setdefault("resources", {})
-                limits = resources.setdefault("limits", {})
+            target = next(
+                (c for c in containers if container is None or c.get("name") == container), None
+            )
+            if target is not None:
+                limits = target.setdefault("resources", {}).setdefault("limits", {})
                 for resource, count in self.limits.items():
                     limits.setdefault(resource, count)
         return spec

@@ -1,0 +1,64 @@
+"""SchedulingInfo: rendering and merging into pod specs."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from components import SchedulingInfo, Taint
+from components.specs import lookup_accelerator
+
+INFO = SchedulingInfo.for_pool(
+    "p4d",
+    [
+        Taint(key="spot", value="true", effect="PreferNoSchedule"),
+        Taint(key="nvidia.com/gpu", effect="NoSchedule"),
+    ],
+    lookup_accelerator("p4d.24xlarge"),
+)
+
+
+def test_to_dict_and_yaml():
+    assert INFO.to_dict() == {
+        "nodeSelector": {"nodepools.dev/pool": "p4d"},
+        "tolerations": [
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
+            {"key": "spot", "operator": "Equal", "value": "true", "effect": "PreferNoSchedule"},
+        ],
+        "resources": {"limits": {"nvidia.com/gpu": 8}},
+    }
+    assert yaml.safe_load(INFO.to_yaml()) == INFO.to_dict()
+
+
+def test_merge_sets_the_accelerator_on_one_container_only():
+    pod = {"containers": [{"name": "main", "image": "x"}, {"name": "log-shipper", "image": "y"}]}
+    merged = INFO.merge_into(pod)
+    assert merged["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 8}
+    assert "resources" not in merged["containers"][1]
+    assert pod == {
+        "containers": [{"name": "main", "image": "x"}, {"name": "log-shipper", "image": "y"}]
+    }
+    named = INFO.merge_into(pod, container="log-shipper")
+    assert "resources" not in named["containers"][0]
+    assert named["containers"][1]["resources"]["limits"] == {"nvidia.com/gpu": 8}
+
+
+def test_merge_keeps_existing_tolerations_and_limits():
+    pod = {
+        "nodeSelector": {"zone": "a"},
+        "tolerations": [
+            {"key": "spot", "operator": "Equal", "value": "true", "effect": "PreferNoSchedule"}
+        ],
+        "containers": [{"name": "main", "resources": {"limits": {"nvidia.com/gpu": 2}}}],
+    }
+    merged = INFO.merge_into(pod)
+    assert merged["nodeSelector"] == {"nodepools.dev/pool": "p4d", "zone": "a"}
+    assert len(merged["tolerations"]) == 2
+    assert merged["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 2}
+
+
+def test_merge_refuses_conflicts_and_unknown_containers():
+    with pytest.raises(ValueError, match=r"nodeSelector\.nodepools\.dev/pool"):
+        INFO.merge_into({"nodeSelector": {"nodepools.dev/pool": "other"}, "containers": []})
+    with pytest.raises(ValueError, match="no container 'x'"):
+        INFO.merge_into({"containers": [{"name": "main"}]}, container="x")
