@@ -218,3 +218,20 @@ def test_import_components_loads_no_cloud_sdk():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_flex_shape_on_oke_gets_its_shape_config():
+    capture = run(
+        lambda: MachinePool(
+            "cpu-flex",
+            {
+                "cluster": OKE,
+                "instance_type": "VM.Standard.E4.Flex",
+                "replicas": 2,
+                "ocpus": 8,
+                "memory_gb": 64,
+            },
+        )
+    )
+    pool = capture.get(OKE_POOL, "cpu-flex-node-pool")
+    assert pool.inputs["nodeShapeConfig"] == {"ocpus": 8.0, "memoryInGbs": 64.0}

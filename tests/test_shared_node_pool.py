@@ -187,8 +187,8 @@ def test_every_problem_is_reported_at_once():
 def test_flex_shape_needs_ocpus_and_memory():
     error = spec_error({"cluster": OKE, "shape": "VM.Standard.E4.Flex", "size": 2})
     assert issues(error) == {
-        "ocpus": "`ocpus` is required when `shape` is flexible (VM.Standard.E4.Flex)",
-        "memory_gb": "`memory_gb` is required when `shape` is flexible (VM.Standard.E4.Flex)",
+        "ocpus": "`ocpus` is required when the shape is flexible (VM.Standard.E4.Flex)",
+        "memory_gb": "`memory_gb` is required when the shape is flexible (VM.Standard.E4.Flex)",
     }
 
 

@@ -105,3 +105,16 @@ def is_bare_metal(shape: str) -> bool:
 def is_flex(shape: str) -> bool:
     """OCI flexible shapes take `ocpus` and `memory_gb`."""
     return shape.endswith(".Flex")
+
+
+def flex_size_problem(shape: str, field: str, value: float | None) -> str | None:
+    """Why `field` (`ocpus` or `memory_gb`) is wrong for `shape`: flexible OCI shapes need
+    both (OCI refuses a Flex pool without a shape config), fixed shapes take neither."""
+    if is_flex(shape) and value is None:
+        return f"`{field}` is required when the shape is flexible ({shape})"
+    if not is_flex(shape) and value is not None:
+        return (
+            f"{value!r} can't be used: `{field}` is only for flexible `.Flex` shapes, and "
+            f"{shape!r} has a fixed size"
+        )
+    return None

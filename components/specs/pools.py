@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, ValidationError, ValidationInfo, field_validator
 
-from .accelerators import Accelerator, lookup_accelerator
+from .accelerators import Accelerator, flex_size_problem, lookup_accelerator
 from .base import Issue, PathError, SpecError, SpecModel
 from .clusters import ClusterCapabilities, ClusterTarget, boot_volume_problem, capabilities_for
 from .labels import POOL_LABEL, Labels
@@ -108,6 +108,20 @@ class PoolArgsBase(SpecModel):
     boot_volume_gb: int | None = Field(
         default=None, gt=0, description="Boot/root volume in GiB; default None (cloud default)."
     )
+    ocpus: float | None = Field(
+        default=None,
+        gt=0,
+        validate_default=True,
+        description="OCPUs per node; required for flexible OCI `.Flex` shapes, not allowed "
+        "otherwise. Default None.",
+    )
+    memory_gb: float | None = Field(
+        default=None,
+        gt=0,
+        validate_default=True,
+        description="Memory per node in GB; required for flexible OCI `.Flex` shapes, not "
+        "allowed otherwise. Default None.",
+    )
     accelerator: Accelerator | None = Field(
         default=None,
         validate_default=True,
@@ -184,6 +198,14 @@ class PoolArgsBase(SpecModel):
         if size is not None and (problem := boot_volume_problem(size, info.data.get("cluster"))):
             raise ValueError(problem)
         return size
+
+    @field_validator("ocpus", "memory_gb")
+    @classmethod
+    def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
+        shape = info.data.get("instance_type")
+        if shape and (problem := flex_size_problem(shape, info.field_name, value)):
+            raise ValueError(problem)
+        return value
 
 
 class MachinePoolArgs(PoolArgsBase):
@@ -272,8 +294,6 @@ def resolve_pool(
     default_taints: list[Taint] | None = None,
     default_scaling: Scaling | None = None,
     extra_labels: dict[str, str] | None = None,
-    ocpus: float | None = None,
-    memory_gb: float | None = None,
 ) -> ResolvedPool:
     """Apply defaults and the identity label; raise SpecError if the pool name is invalid."""
     pool_name, name_issue = effective_pool_name(args.pool_name, component_name)
@@ -311,8 +331,8 @@ def resolve_pool(
         spot=args.spot,
         boot_volume_gb=args.boot_volume_gb,
         accelerator=accelerator,
-        ocpus=ocpus,
-        memory_gb=memory_gb,
+        ocpus=args.ocpus,
+        memory_gb=args.memory_gb,
     )
 
 

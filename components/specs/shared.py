@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field, ValidationInfo, field_validator
 
-from .accelerators import Accelerator, is_bare_metal, is_flex, lookup_accelerator
+from .accelerators import Accelerator, flex_size_problem, is_bare_metal, lookup_accelerator
 from .base import SpecError, SpecModel
 from .clusters import ClusterTarget, boot_volume_problem
 from .labels import (
@@ -162,15 +162,8 @@ class SharedNodePoolArgs(SpecModel):
     @classmethod
     def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
         shape = info.data.get("shape")
-        if not shape:
-            return value
-        if is_flex(shape) and value is None:
-            raise ValueError(f"`{info.field_name}` is required when `shape` is flexible ({shape})")
-        if not is_flex(shape) and value is not None:
-            raise ValueError(
-                f"{value!r} can't be used: `{info.field_name}` is only for flexible `.Flex` "
-                f"shapes, and {shape!r} has a fixed size"
-            )
+        if shape and (problem := flex_size_problem(shape, info.field_name, value)):
+            raise ValueError(problem)
         return value
 
 

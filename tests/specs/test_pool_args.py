@@ -160,3 +160,17 @@ def test_gpu_spot_pool_with_fixed_replicas_and_no_spot():
     pool = resolve_gpu_spot_pool(args, "gpu")
     assert (pool.min_nodes, pool.max_nodes, pool.autoscaled) == (2, 2, False)
     assert [str(t) for t in pool.taints] == ["nvidia.com/gpu=true:NoSchedule"]
+
+
+def test_flex_shapes_need_ocpus_and_memory():
+    base = {"cluster": OKE, "instance_type": "VM.Standard.E4.Flex", "replicas": 1}
+    found = problems(MachinePoolArgs, base)
+    assert set(found) == {"ocpus", "memory_gb"}
+    assert "required when the shape is flexible (VM.Standard.E4.Flex)" in found["ocpus"]
+    args = parse_spec(MachinePoolArgs, {**base, "ocpus": 8, "memory_gb": 64}, "p")
+    pool = resolve_pool(args, "flex")
+    assert (pool.ocpus, pool.memory_gb) == (8, 64)
+    fixed = problems(
+        MachinePoolArgs, {**base, "instance_type": "VM.GPU.A10.1", "ocpus": 8, "memory_gb": 64}
+    )
+    assert "only for flexible `.Flex` shapes" in fixed["ocpus"]
