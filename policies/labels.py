@@ -24,32 +24,8 @@ from pulumi_policy import (
     ResourceValidationPolicy,
 )
 
+from components.specs.labels import restricted_domain
 from policies.resources import items, pool_view
-
-RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh", "karpenter.k8s.aws")
-ALLOWED_KEYS = frozenset(
-    {
-        "kubernetes.io/arch",
-        "kubernetes.io/os",
-        "node.kubernetes.io/instance-type",
-        "topology.kubernetes.io/region",
-        "topology.kubernetes.io/zone",
-    }
-)
-ALLOWED_PREFIXES = ("node.kubernetes.io/", "kubelet.kubernetes.io/")
-
-
-def restricted_domain(key: str, allowed_keys: frozenset[str] = frozenset()) -> str | None:
-    """The reserved domain `key` falls in, or None when the key may be used on a pool."""
-    if "/" not in key or key in ALLOWED_KEYS or key in allowed_keys:
-        return None
-    if key.startswith(ALLOWED_PREFIXES):
-        return None
-    prefix = key.split("/", 1)[0]
-    for domain in RESTRICTED_DOMAINS:
-        if prefix == domain or prefix.endswith("." + domain):
-            return domain
-    return None
 
 
 def _validate_label_domains(args: ResourceValidationArgs, report: ReportViolation) -> None:

@@ -34,6 +34,49 @@ _NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
+# Domains Kubernetes and Karpenter reserve for themselves. A kubelet may set on its own node
+# only the keys below in them (the NodeRestriction admission plugin), so a pool whose nodes
+# carry any other key there fails to register them (EKS, OKE and ROSA pass pool labels to
+# the kubelet); Karpenter sets its own domains from a NodePool's requirements.
+# `kubernetes.io/hostname` is left out on purpose: on a pool it would give every node the
+# same hostname label and break per-node topology spreading.
+RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh", "karpenter.k8s.aws")
+ALLOWED_KEYS = frozenset(
+    {
+        "kubernetes.io/arch",
+        "kubernetes.io/os",
+        "node.kubernetes.io/instance-type",
+        "topology.kubernetes.io/region",
+        "topology.kubernetes.io/zone",
+    }
+)
+ALLOWED_PREFIXES = ("node.kubernetes.io/", "kubelet.kubernetes.io/")
+
+
+def restricted_domain(key: str, allowed_keys: frozenset[str] = frozenset()) -> str | None:
+    """The reserved domain `key` falls in, or None when the key may be used on a pool."""
+    if "/" not in key or key in ALLOWED_KEYS or key in allowed_keys:
+        return None
+    if key.startswith(ALLOWED_PREFIXES):
+        return None
+    prefix = key.split("/", 1)[0]
+    for domain in RESTRICTED_DOMAINS:
+        if prefix == domain or prefix.endswith("." + domain):
+            return domain
+    return None
+
+
+def kubelet_label_problem(key: str) -> str | None:
+    """Why a pool can't put `key` on its nodes, or None."""
+    domain = restricted_domain(key)
+    if domain is None:
+        return None
+    return (
+        f"label {key!r} is in the reserved `{domain}` domain: the kubelet refuses to set it on "
+        "its node (use your own prefix)"
+    )
+
+
 def label_key_problem(key: str) -> str | None:
     """Why `key` is not a Kubernetes qualified name, or None when it is."""
     if not isinstance(key, str) or not key:

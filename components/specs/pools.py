@@ -11,7 +11,7 @@ from pydantic import AfterValidator, Field, ValidationError, ValidationInfo, fie
 from .accelerators import Accelerator, flex_size_problem, lookup_accelerator
 from .base import Issue, PathError, SpecError, SpecModel
 from .clusters import ClusterCapabilities, ClusterTarget, boot_volume_problem, capabilities_for
-from .labels import POOL_LABEL, Labels
+from .labels import POOL_LABEL, Labels, kubelet_label_problem
 from .scaling import Scaling, Spot
 from .taints import Taint, Taints, merge_taints
 
@@ -178,6 +178,9 @@ class PoolArgsBase(SpecModel):
             raise ValueError(
                 f"label {POOL_LABEL!r} is set by the pool itself (to its pool name); remove it"
             )
+        for key in labels:
+            if problem := kubelet_label_problem(key):
+                raise PathError(f'["{key}"]', problem)
         return labels
 
     @field_validator("spot")

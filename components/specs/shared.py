@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import Field, ValidationInfo, field_validator
 
 from .accelerators import Accelerator, flex_size_problem, is_bare_metal, lookup_accelerator
-from .base import SpecError, SpecModel
+from .base import PathError, SpecError, SpecModel
 from .clusters import ClusterTarget, boot_volume_problem
 from .labels import (
     POOL_LABEL,
@@ -20,6 +20,7 @@ from .labels import (
     LabelKey,
     Labels,
     LabelValue,
+    kubelet_label_problem,
 )
 from .pools import (
     PoolName,
@@ -156,6 +157,9 @@ class SharedNodePoolArgs(SpecModel):
                 f"label {taken[0]!r} is set by the pool itself (from its name and `selector`); "
                 "remove it"
             )
+        for key in labels:
+            if problem := kubelet_label_problem(key):
+                raise PathError(f'["{key}"]', problem)
         return labels
 
     @field_validator("ocpus", "memory_gb")

@@ -97,19 +97,24 @@ def test_autoscaling_ceiling_and_its_config():
     assert violations(program, {"autoscaling-max-nodes": {"maxNodes": 1000}}) == Counter()
 
 
-def test_restricted_label_domain():
-    found = violations(
-        lambda: MachinePool(
-            "cpu",
-            {
-                "cluster": EKS,
-                "instance_type": "m5.large",
-                "replicas": 1,
-                "labels": {"karpenter.sh/nodepool": "x"},
-            },
+def test_restricted_label_domain_is_refused_before_the_pack_sees_it():
+    # The component and the pack agree: the spec refuses the label (with its path), and the
+    # pack's `restricted-label-domains` still guards hand-written node groups.
+    from components.offline import ProgramError
+
+    with pytest.raises(ProgramError) as caught:
+        run(
+            lambda: MachinePool(
+                "cpu",
+                {
+                    "cluster": EKS,
+                    "instance_type": "m5.large",
+                    "replicas": 1,
+                    "labels": {"karpenter.sh/nodepool": "x"},
+                },
+            )
         )
-    )
-    assert found == Counter({("restricted-label-domains", "mandatory"): 1})
+    assert caught.value.cause.paths() == ['labels["karpenter.sh/nodepool"]']
 
 
 KARPENTER_CLASS = {

@@ -174,3 +174,31 @@ def test_flex_shapes_need_ocpus_and_memory():
         MachinePoolArgs, {**base, "instance_type": "VM.GPU.A10.1", "ocpus": 8, "memory_gb": 64}
     )
     assert "only for flexible `.Flex` shapes" in fixed["ocpus"]
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "node-role.kubernetes.io/gpu",
+        "k8s.io/team",
+        "karpenter.sh/nodepool",
+        "kubernetes.io/hostname",
+    ],
+)
+def test_labels_the_kubelet_refuses_are_rejected(key):
+    found = problems(
+        MachinePoolArgs,
+        {"cluster": EKS, "instance_type": "m5.large", "replicas": 1, "labels": {key: "x"}},
+    )
+    assert f'labels["{key}"]' in found
+    assert "reserved" in found[f'labels["{key}"]']
+
+
+def test_labels_the_kubelet_may_set_are_allowed():
+    labels = {"node.kubernetes.io/lifecycle": "spot", "topology.kubernetes.io/zone": "a"}
+    args = parse_spec(
+        MachinePoolArgs,
+        {"cluster": EKS, "instance_type": "m5.large", "replicas": 1, "labels": labels},
+        "p",
+    )
+    assert args.labels == labels
