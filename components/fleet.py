@@ -52,6 +52,7 @@ class FleetContext:
 
     clusters: dict[str, Any] = field(default_factory=dict)
     invalid_clusters: set[str] = field(default_factory=set)  # declared, but reported as invalid
+    pool_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (cluster, pool) -> path
     entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
     built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
     current: str | None = None  # name of the entry being prepared (for hooks that need it)
@@ -238,10 +239,25 @@ def _validate_entry(
     preflight = getattr(component_class, "preflight", None)
     if preflight is not None:
         try:
-            preflight(name, model)
+            resolved = preflight(name, model)
         except SpecError as exc:
             issues.extend(_entry_issue(path, issue, model) for issue in exc.issues)
             return None
+        # Two entries may not make two pools of one name where the cloud needs it unique.
+        pool_name = getattr(resolved, "pool_name", None)
+        if pool_name is not None:
+            where = (str(raw.get("cluster", "kubernetes")), pool_name)
+            if where in ctx.pool_names:
+                field = "pool_name" if getattr(model, "pool_name", None) else "name"
+                issues.append(
+                    Issue(
+                        f"{path}.{field}",
+                        f"pool name {pool_name!r} is already used on the same cluster by "
+                        f"{ctx.pool_names[where]}",
+                    )
+                )
+                return None
+            ctx.pool_names[where] = path
     return FleetEntry(section, component, name, model, path)
 
 

@@ -169,3 +169,38 @@ def test_entries_are_checked_with_their_real_name_before_anything_is_built(entry
     assert caught.value.capture.resources == []
     issues = {issue.path: issue.message for issue in caught.value.cause.issues}
     assert fragment in issues[path]
+
+
+def test_two_pools_of_one_name_on_one_cluster_are_refused():
+    found = problems(
+        fleet(
+            {
+                "component": "MachinePool",
+                "name": "a",
+                "cluster": "eks",
+                "instance_type": "m5.large",
+                "replicas": 1,
+                "pool_name": "cpu",
+            },
+            {
+                "component": "MachinePool",
+                "name": "cpu",
+                "cluster": "eks",
+                "instance_type": "m5.large",
+                "replicas": 1,
+            },
+            # The same name on another cluster is fine.
+            {
+                "component": "MachinePool",
+                "name": "b",
+                "cluster": "oke",
+                "instance_type": "VM.GPU.A10.1",
+                "replicas": 1,
+                "pool_name": "cpu",
+                "taints": ["nvidia.com/gpu=true:NoSchedule"],
+            },
+        )
+    )
+    assert found == {
+        "nodepools:pools[1].name": "pool name 'cpu' is already used on the same cluster by nodepools:pools[0]"
+    }
