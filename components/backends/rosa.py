@@ -30,13 +30,11 @@ imports), so ``pulumi import`` / ``ResourceOptions(import_=...)`` work with it.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import pulumi
 import pulumi.dynamic
@@ -63,7 +61,7 @@ from components.backends.ocm_machine_pool_body import (
     patch_for,
 )
 from components.specs.pools import ResolvedPool
-from components.specs.rosa import TOKEN_ENV_VARS, RosaCluster
+from components.specs.rosa import TOKEN_ENV_VARS, RosaCluster, url_problem
 
 from . import BuiltPool
 
@@ -122,25 +120,8 @@ def _url_problem(key: str, value: Any) -> Problem | None:
         return None
     if not isinstance(value, str):
         return Problem(key, f"must be a URL string, got {value!r}")
-    parts = urlsplit(value)
-    if parts.scheme == "https" and parts.hostname:
-        return None
-    if parts.scheme == "http" and parts.hostname and _is_loopback(parts.hostname):
-        return None
-    return Problem(
-        key,
-        f"{value!r} must be an https:// URL (plain http is accepted for loopback test "
-        f"servers only: the token would cross the network in clear)",
-    )
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+    problem = url_problem(value)
+    return Problem(key, problem) if problem else None
 
 
 def _is_unknown(value: Any) -> bool:

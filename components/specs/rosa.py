@@ -75,7 +75,8 @@ def _token(value: Any) -> Any:
 Token = Annotated[Any, BeforeValidator(_token)]
 
 
-def _url_problem(url: str) -> str | None:
+def url_problem(url: str) -> str | None:
+    """Why `url` can't carry the OCM token, or None (https, or http to loopback for tests)."""
     parts = urlsplit(url)
     if parts.scheme == "https" and parts.hostname:
         return None
@@ -155,7 +156,7 @@ class RosaCluster(SpecModel):
     @field_validator("api_url", "sso_url")
     @classmethod
     def _secure_url(cls, url: str) -> str:
-        if problem := _url_problem(url):
+        if problem := url_problem(url):
             raise ValueError(problem)
         return url
 
