@@ -59,8 +59,11 @@ class KarpenterNodePool(PoolComponent):
 
     Accelerator-only pools (every instance their requirements allow has one kind of
     accelerator) default to `WhenEmpty` consolidation after 10m and a
-    `<accelerator>=true:NoSchedule` taint. The rendered manifests are validated against the
-    upstream CRDs before anything is registered.
+    `<accelerator>=true:NoSchedule` taint. A pool whose requirements also allow CPU-only
+    instances must list that taint itself, and any pool that can launch an accelerator
+    needs a limit on it: what the policy pack's mandatory rules ask of the NodePool. The
+    rendered manifests are validated against the upstream CRDs before anything is
+    registered.
 
     Outputs: `pool_name`, `pool_id` (the NodePool's name), `node_class_name`,
     `scheduling_info`, `scheduling_info_yaml`, `manifests` (the rendered dicts by role).

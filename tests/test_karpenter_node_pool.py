@@ -12,6 +12,7 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from components import KarpenterNodePool, MachinePool
 from components.backends.karpenter import render_manifests
@@ -236,9 +237,47 @@ def test_cpu_pool_keeps_karpenters_defaults_and_no_taint() -> None:
 
 
 def test_pool_that_may_launch_cpu_instances_is_not_accelerator_only() -> None:
-    spec = node_pool_spec({"node_class": node_class(), "instance_types": ["m5.large", "g5.xlarge"]})
-    assert "taints" not in spec["template"]["spec"]
+    # It may still launch GPU instances, so it must say how they are isolated and bounded;
+    # the taint then is the user's, the defaults stay those of a general pool.
+    spec = node_pool_spec(
+        {
+            "node_class": node_class(),
+            "instance_types": ["m5.large", "g5.xlarge"],
+            "taints": ["nvidia.com/gpu=true:NoSchedule"],
+            "limits": {"nvidia.com/gpu": 4},
+        }
+    )
+    assert spec["template"]["spec"]["taints"] == [
+        {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+    ]
     assert spec["disruption"]["consolidationPolicy"] == "WhenEmptyOrUnderutilized"
+    assert requirement(spec, "karpenter.k8s.aws/instance-gpu-manufacturer") is None
+
+
+MIXED_POOLS = [
+    # (case, requirements); each may launch nvidia.com/gpu instances next to CPU-only ones
+    ("types", {"instance_types": ["m5.large", "g5.xlarge"]}),
+    ("families", {"instance_families": ["g5", "m5"]}),
+    ("pinned and open", {"instance_types": ["m5.large"], "instance_families": ["g5", "m5"]}),
+]
+
+
+@pytest.mark.parametrize(
+    "requirements", [m[1] for m in MIXED_POOLS], ids=[m[0] for m in MIXED_POOLS]
+)
+def test_pool_that_may_launch_gpus_next_to_cpus_needs_the_taint_and_a_limit(
+    requirements: dict[str, Any],
+) -> None:
+    found = problems({"node_class": node_class(), **requirements, "limits": {"cpu": 64}})
+    [path] = [p for p in found if p.startswith("instance_")]
+    assert "lets the pool launch nvidia.com/gpu instances" in found[path]
+    assert "add the taint `nvidia.com/gpu=true:NoSchedule` to `taints`" in found[path]
+    assert found["limits"].startswith("{'cpu': 64} has no 'nvidia.com/gpu'")
+    # PreferNoSchedule does not keep other pods off; NoExecute does.
+    soft = {**requirements, "taints": ["nvidia.com/gpu=true:PreferNoSchedule"]}
+    assert path in problems({"node_class": node_class(), **soft, "limits": {"nvidia.com/gpu": 2}})
+    hard = {**requirements, "taints": ["nvidia.com/gpu:NoExecute"]}
+    build("ok", {"node_class": node_class(), **hard, "limits": {"nvidia.com/gpu": 2}})
 
 
 def test_given_disruption_and_taints_override_the_defaults() -> None:
@@ -258,7 +297,13 @@ def test_given_disruption_and_taints_override_the_defaults() -> None:
 
 
 def test_neuron_requirements_make_a_neuron_pool() -> None:
-    spec = node_pool_spec({"node_class": node_class(), "neuron_names": ["trainium"]})
+    spec = node_pool_spec(
+        {
+            "node_class": node_class(),
+            "neuron_names": ["trainium"],
+            "limits": {"aws.amazon.com/neuron": 4},
+        }
+    )
     assert spec["template"]["spec"]["taints"][0]["key"] == "aws.amazon.com/neuron"
     assert requirement(spec, "karpenter.k8s.aws/instance-accelerator-name")["values"] == [
         "trainium"
@@ -268,8 +313,9 @@ def test_neuron_requirements_make_a_neuron_pool() -> None:
 def test_open_gpu_maker_is_narrowed_to_nvidia() -> None:
     # A GPU count or the `g` category allows NVIDIA and AMD GPUs; the taint and scheduling
     # info name one resource, so the pool is narrowed to NVIDIA explicitly.
+    limits = {"limits": {"nvidia.com/gpu": 8}}
     for args in ({"gpu_count": 1}, {"instance_categories": ["g"]}):
-        spec = node_pool_spec({"node_class": node_class(), **args})
+        spec = node_pool_spec({"node_class": node_class(), **args, **limits})
         assert requirement(spec, "karpenter.k8s.aws/instance-gpu-manufacturer") == {
             "key": "karpenter.k8s.aws/instance-gpu-manufacturer",
             "operator": "In",
@@ -277,7 +323,12 @@ def test_open_gpu_maker_is_narrowed_to_nvidia() -> None:
         }
         assert spec["template"]["spec"]["taints"][0]["key"] == "nvidia.com/gpu"
     spec = node_pool_spec(
-        {"node_class": node_class(), "gpu_count": 1, "gpu_manufacturers": ["amd"]}
+        {
+            "node_class": node_class(),
+            "gpu_count": 1,
+            "gpu_manufacturers": ["amd"],
+            "limits": {"amd.com/gpu": 8},
+        }
     )
     assert spec["template"]["spec"]["taints"][0]["key"] == "amd.com/gpu"
 
@@ -383,7 +434,13 @@ RULES: list[tuple[str, dict[str, Any], str, str]] = [
     ("contradiction", {"neuron_count": 1}, "neuron_count", "no instance type satisfies both"),
     ("count not offered", {"gpu_count": 8}, "gpu_count", "8 matches none of `instance_types` (g5.12xlarge has 4, g6.12xlarge has 4)"),
     ("limit not a multiple", {"limits": {"nvidia.com/gpu": 6}}, 'limits["nvidia.com/gpu"]', "6 is not a multiple of 4, the nvidia.com/gpu count per instance (g5.12xlarge has 4, g6.12xlarge has 4)"),
-    ("limit on another accelerator", {"limits": {"nvidia.com/gpu": 8, "aws.amazon.com/neuron": 2}}, 'limits["aws.amazon.com/neuron"]', "only launches nvidia.com/gpu instances"),
+    ("limit on another accelerator", {"limits": {"nvidia.com/gpu": 8, "aws.amazon.com/neuron": 2}}, 'limits["aws.amazon.com/neuron"]', "the only accelerator the pool launches is nvidia.com/gpu"),
+    ("no accelerator limit", {"limits": {"cpu": 1000}}, "limits", "{'cpu': 1000} has no 'nvidia.com/gpu': the pool can launch nvidia.com/gpu instances and nothing would bound how many Karpenter buys; add a limit such as `nvidia.com/gpu: 32` (a multiple of 4, the count per instance)"),
+    ("no limits", {"limits": None}, "limits", "{} has no 'nvidia.com/gpu'"),
+    ("gpus beside cpus", {"instance_types": ["g5.12xlarge", "m5.large"]}, "instance_types", "['g5.12xlarge', 'm5.large'] lets the pool launch nvidia.com/gpu instances: g5.12xlarge (nvidia.com/gpu) as well as CPU-only ones (m5.large)"),
+    ("two accelerators beside cpus", {"instance_types": None, "instance_categories": ["g", "m"]}, "instance_categories", "['g', 'm'] lets the pool launch amd.com/gpu and nvidia.com/gpu instances: g (amd.com/gpu, nvidia.com/gpu) as well as CPU-only ones (m); a pool's taint and limits name one accelerator resource"),
+    ("neuron and gpus beside cpus", {"instance_types": ["g5.xlarge", "trn1.2xlarge", "m5.large"]}, "instance_types", "lets the pool launch aws.amazon.com/neuron and nvidia.com/gpu instances"),
+    ("accelerator another requirement excludes", {"instance_types": ["g5.xlarge", "inf2.xlarge", "m5.large"], "gpu_count": 1}, "instance_types", "lists inf2.xlarge (aws.amazon.com/neuron), which `gpu_count` excludes"),
 ]  # fmt: skip
 
 
@@ -494,12 +551,83 @@ def test_an_unknown_rule_shape_is_an_error_not_ignored() -> None:
         parse_key_rule("self.all(x, x.size() < 10)", "too long")
 
 
-def test_well_known_labels_are_allowed_and_valid() -> None:
-    capture = build(
-        "gpu", gpu_args(labels={"karpenter.k8s.aws/instance-family": "g5", "team": "ml"})
+REQUIREMENT_LABELS = [
+    ("karpenter.sh/capacity-type", "capacity_types"),
+    ("karpenter.k8s.aws/instance-family", "instance_families"),
+    ("karpenter.k8s.aws/instance-category", "instance_categories"),
+    ("karpenter.k8s.aws/instance-gpu-count", "gpu_count"),
+    ("karpenter.k8s.aws/instance-gpu-manufacturer", "gpu_manufacturers"),
+    ("karpenter.k8s.aws/instance-gpu-name", "gpu_names"),
+    ("karpenter.k8s.aws/instance-accelerator-count", "neuron_count"),
+    ("karpenter.k8s.aws/instance-accelerator-name", "neuron_names"),
+    ("node.kubernetes.io/instance-type", "instance_types"),
+    ("kubernetes.io/arch", "architectures"),
+]
+
+
+@pytest.mark.parametrize(("key", "arg"), REQUIREMENT_LABELS, ids=[k for k, _ in REQUIREMENT_LABELS])
+def test_requirement_keys_are_refused_as_labels_pointing_at_their_arg(key: str, arg: str) -> None:
+    found = problems(_with({"labels": {key: "x", "team": "ml"}}))
+    assert found["labels"].startswith(f"label {key!r} is a requirement: set `{arg}` instead")
+
+
+def test_a_capacity_type_label_cant_contradict_capacity_types() -> None:
+    found = problems(
+        _with({"capacity_types": ["on-demand"], "labels": {"karpenter.sh/capacity-type": "spot"}})
     )
+    assert "set `capacity_types` instead" in found["labels"]
+
+
+# Keys the NodePool CRD accepts as labels but the pack's `restricted-label-domains` does not.
+RESERVED_LABELS = [
+    "karpenter.k8s.aws/instance-generation",
+    "karpenter.k8s.aws/capacity-reservation-id",
+    "kubernetes.io/role",
+    "node-role.kubernetes.io/gpu",
+    "k8s.io/team",
+    "kops.k8s.io/instancegroup",
+]
+# Keys both accept (and that have no arg of their own).
+POOL_LABELS = [
+    "kubernetes.io/os",
+    "topology.kubernetes.io/zone",
+    "topology.kubernetes.io/region",
+    "node.kubernetes.io/exclude-from-external-load-balancers",
+    "kubelet.kubernetes.io/team",
+    "example.com/team",
+    "team",
+]
+
+
+def test_reserved_domains_are_refused_and_other_labels_pass_the_crd_and_the_pack() -> None:
+    from components.planning.policy_section import policy_inputs
+    from policies.runner import run_policies
+
+    for key in RESERVED_LABELS:
+        found = problems(_with({"labels": {key: "x"}}))
+        assert "restricted-label-domains" in found["labels"], found["labels"]
+    capture = build("gpu", gpu_args(labels=dict.fromkeys(POOL_LABELS, "x")))
     for manifest in kubernetes_inputs(capture):
         assert validate_manifest(manifest) == []
+    found = run_policies(policy_inputs(capture))
+    assert [v.policy_name for v in found if v.enforcement_level.value == "mandatory"] == []
+
+
+@pytest.mark.parametrize(
+    "key",
+    [k for k, _ in REQUIREMENT_LABELS] + RESERVED_LABELS + POOL_LABELS + RESTRICTED + ALLOWED,
+)
+def test_label_verdicts_agree_with_the_policy_pack(key: str) -> None:
+    """A label the component accepts is one `restricted-label-domains` lets through."""
+    from components.specs.labels import reserved_label_domain
+    from policies.labels import restricted_domain
+
+    assert reserved_label_domain(key) == restricted_domain(key)
+    try:
+        KarpenterNodePoolArgs.model_validate({**gpu_args(), "labels": {key: "x"}})
+    except ValidationError:
+        return
+    assert restricted_domain(key) is None
 
 
 # --- the manifest backstop ---------------------------------------------------------------

@@ -29,12 +29,13 @@ LABEL_VALUE = st.from_regex(r"([A-Za-z0-9]([-A-Za-z0-9_.]{0,10}[A-Za-z0-9])?)?",
 LABEL_KEY = st.one_of(
     NAME.filter(lambda n: n != "pool"),
     st.builds(lambda prefix, name: f"{prefix}/{name}", st.sampled_from(["example.com", "ml.acme.io"]), NAME),
+    # Reserved-domain keys a pool may carry (requirement keys have args of their own).
     st.sampled_from(
         [
-            "karpenter.k8s.aws/instance-family",
-            "karpenter.sh/capacity-type",
-            "kubernetes.io/arch",
+            "kubernetes.io/os",
             "topology.kubernetes.io/zone",
+            "node.kubernetes.io/lifecycle",
+            "kubelet.kubernetes.io/team",
         ]
     ),
 )  # fmt: skip
@@ -87,11 +88,17 @@ def node_classes(draw: Any) -> dict[str, Any]:
 
 @st.composite
 def instance_choices(draw: Any) -> tuple[dict[str, Any], str | None, int]:
-    """Requirements on instances, the accelerator they pin (or None), and the step an
-    accelerator limit must be a multiple of."""
-    mode = draw(st.sampled_from(["any", "cpu", "nvidia", "neuron", "gpu-reqs", "neuron-reqs", "families", "categories"]))  # fmt: skip
+    """Requirements on instances, the accelerator they may launch (or None), and the step
+    an accelerator limit must be a multiple of."""
+    mode = draw(st.sampled_from(["any", "cpu", "nvidia", "neuron", "gpu-reqs", "neuron-reqs", "families", "categories", "mixed"]))  # fmt: skip
     if mode == "any":
         return {}, None, 1
+    if mode == "mixed":
+        # Accelerator values next to CPU-only ones: the pool must list the taint itself.
+        key, accelerated, cpu_only, resource = draw(st.sampled_from([("instance_types", ["g5.xlarge", "g5.12xlarge"], ["m5.large", "c5.xlarge"], NVIDIA_GPU), ("instance_families", ["g5", "p4d"], ["m5", "c5"], NVIDIA_GPU), ("instance_categories", ["inf", "trn"], ["c", "m"], AWS_NEURON)]))  # fmt: skip
+        chosen = draw(_subset(accelerated)) + draw(_subset(cpu_only))
+        taint = {"key": resource, "value": "true", "effect": draw(st.sampled_from(["NoSchedule", "NoExecute"]))}  # fmt: skip
+        return {key: chosen, "taints": [taint]}, resource, 1
     if mode == "cpu":
         key, values = draw(st.sampled_from([("instance_types", ["m5.large", "c5.xlarge", "r5.2xlarge"]), ("instance_families", ["m5", "c5", "r5", "m6i"]), ("instance_categories", ["c", "m", "r"])]))  # fmt: skip
         return {key: draw(_subset(values))}, None, 1
@@ -155,7 +162,7 @@ def valid_args(draw: Any) -> dict[str, Any]:
     if draw(st.booleans()):
         args["architectures"] = draw(_subset(["amd64", "arm64"]))
     args["labels"] = draw(st.dictionaries(LABEL_KEY, LABEL_VALUE, max_size=4))
-    args["taints"] = draw(st.lists(TAINT, max_size=3))
+    args["taints"] = requirements.get("taints", []) + draw(st.lists(TAINT, max_size=3))
     args["startup_taints"] = draw(st.lists(TAINT, max_size=2))
     limits: dict[str, Any] = {}
     if draw(st.booleans()):
@@ -164,7 +171,7 @@ def valid_args(draw: Any) -> dict[str, Any]:
         limits["memory"] = draw(st.integers(1, 9999).map(lambda n: f"{n}Gi"))
     if draw(st.booleans()):
         limits["nodes"] = draw(st.integers(0, 100))
-    if resource is not None and draw(st.booleans()):
+    if resource is not None:  # required for the accelerator a pool may launch
         limits[resource] = step * draw(st.integers(0, 16))
     args["limits"] = limits
     disruption: dict[str, Any] = {}
@@ -190,8 +197,9 @@ def test_valid_args_render_manifests_the_api_server_accepts(args: dict[str, Any]
         assert validate_manifest(manifest) == [], manifest
     assert render_manifests(pool) == manifests  # rendering is a pure function of the pool
     taint_keys = {t.key for t in pool.taints}
-    if pool.profile.resource is not None:
-        assert pool.profile.resource in taint_keys
+    if pool.profile.launchable is not None:
+        assert pool.profile.launchable in taint_keys
+        assert pool.profile.launchable in pool.limits
 
 
 # Per field, values one rule away from valid, which random values rarely hit.
@@ -199,9 +207,9 @@ NEAR_MISSES: dict[str, list[Any]] = {
     "node_class_name": ["", "Default", "a_b", "x" * 254],
     "capacity_types": [[], ["reserved"]],
     "spot": [{"max_price": 0.5}, {"max_price": 0}],
-    "instance_types": [[], ["g5.xlarge", "trn1.2xlarge"], ["g5/xl"], [""]],
+    "instance_types": [[], ["g5.xlarge", "trn1.2xlarge"], ["g5/xl"], [""], ["g5.12xlarge", "m5.large"]],
     "instance_families": [["g5", "g4ad"], ["p4d", "trn1"]],
-    "instance_categories": [["p", "inf"], ["g", "trn"]],
+    "instance_categories": [["p", "inf"], ["g", "trn"], ["inf", "m"]],
     "architectures": [["x86_64"], []],
     "gpu_count": [0, -1, 3],
     "gpu_manufacturers": [["nvidia", "amd"], ["NVIDIA"]],
@@ -212,11 +220,14 @@ NEAR_MISSES: dict[str, list[Any]] = {
         {"karpenter.sh/nodepool": "x"}, {"kubernetes.io/hostname": "a"},
         {"karpenter.k8s.aws/instance-colour": "x"}, {"nodepools.dev/pool": "x"},
         {"x.karpenter.sh/y": "z"}, {"k": "-bad-"}, {f"l{i}": "v" for i in range(100)},
+        {"karpenter.k8s.aws/instance-family": "g5"}, {"karpenter.sh/capacity-type": "spot"},
+        {"kubernetes.io/arch": "amd64"}, {"karpenter.k8s.aws/instance-cpu": "8"},
+        {"kubernetes.io/role": "gpu"},
     ],
     "taints": [["bad taint"], ["k=v:Sometimes"], [{"key": "k", "effect": "NoSchedule", "x": 1}]],
     "startup_taints": [["k=v w:NoSchedule"]],
     "limits": [
-        {"nvidia.com/gpu": 3}, {"aws.amazon.com/neuron": 5}, {"amd.com/gpu": 1},
+        {"nvidia.com/gpu": 3}, {"aws.amazon.com/neuron": 5}, {"amd.com/gpu": 1}, {}, {"cpu": 8},
         {"cpu": "-1"}, {"nodes": "1.5"}, {"cpus": 1}, {"memory": "64 Gi"}, {"cpu": True},
     ],
     "disruption": [

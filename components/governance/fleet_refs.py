@@ -3,8 +3,9 @@
 In stack config, PoolQuotas `pools` and PoolPlatforms `pool` may name pools of the
 `nodepools:pools` section (`pools: [gpu-spot, {name: default, gpus: 80}]`); a name becomes
 the description of that pool as it will be built (identity label, taints, accelerators
-at its maximum size). A PoolPlatforms `pool` that names no fleet pool is a pool that
-exists outside this stack (an OSMO pool) and stays a plain name.
+at its maximum size, or up to its `limits` for a Karpenter pool). A PoolPlatforms `pool`
+that names no fleet pool is a pool that exists outside this stack (an OSMO pool) and stays
+a plain name.
 
 Each hook also renders the entry once (without registering anything), so the fleet's
 validation reports every problem of a governance entry, with its config path, before the
@@ -17,17 +18,36 @@ from collections.abc import Callable
 from typing import Any
 
 from ..specs.base import Issue, SpecError, parse_spec
-from ..specs.governed_pool import describe_resolved
+from ..specs.governed_pool import describe_karpenter, describe_resolved
+from ..specs.karpenter import resolve_karpenter_pool
 from ..specs.platforms import PoolPlatformsArgs
 from ..specs.pools import resolve_gpu_spot_pool, resolve_pool
 from ..specs.quotas import PoolQuotasArgs
 from .kueue import render_quotas
 from .platforms import render_platforms
 
-# Pool kinds whose built pool can be described from their args alone.
-RESOLVERS: dict[str, Callable[[Any, str], Any]] = {
-    "MachinePool": resolve_pool,
-    "GpuSpotPool": resolve_gpu_spot_pool,
+
+def _karpenter(args: Any, name: str) -> tuple[dict[str, Any], Any]:
+    # The fleet checked the entry already, so resolving it again raises nothing. A Karpenter
+    # pool lives in the cluster of the Kubernetes provider, not in one the fleet declares:
+    # its cluster is unknown (None), which matches any other pool's.
+    return describe_karpenter(resolve_karpenter_pool(args, name), name), None
+
+
+def _managed(resolve: Callable[[Any, str], Any]) -> Callable[[Any, str], tuple[dict, Any]]:
+    def describe(args: Any, name: str) -> tuple[dict[str, Any], Any]:
+        resolved = resolve(args, name)
+        return describe_resolved(resolved, name), resolved.cluster
+
+    return describe
+
+
+# Pool kinds whose built pool can be described from their args alone:
+# kind -> (args, name) -> (description, cluster or None when unknown).
+RESOLVERS: dict[str, Callable[[Any, str], tuple[dict[str, Any], Any]]] = {
+    "MachinePool": _managed(resolve_pool),
+    "GpuSpotPool": _managed(resolve_gpu_spot_pool),
+    "KarpenterNodePool": _karpenter,
 }
 
 
@@ -45,8 +65,7 @@ def _fleet_pool(name: str, ctx: Any, path: str) -> tuple[dict[str, Any], Any] | 
             f"{name!r} is a {component}, which governance can't read by name yet; describe "
             "it ({name, node_labels, taints, gpus, cpu, memory})",
         )
-    resolved = resolver(args, name)
-    return describe_resolved(resolved, name), resolved.cluster
+    return resolver(args, name)
 
 
 def _dry_run(
@@ -82,7 +101,7 @@ def prepare_quotas(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
             description, cluster = found
             # Kueue objects live in one cluster; quota can't span clusters (no MultiKueue).
             for other, other_cluster in clusters:
-                if other_cluster != cluster:
+                if None not in (cluster, other_cluster) and other_cluster != cluster:
                     issues.append(
                         Issue(
                             f"{path}.pools[{i}]",

@@ -597,6 +597,7 @@ def render_platforms(name: str, args: PoolPlatformsArgs) -> PlatformsPlan:
     """All objects of a PoolPlatforms in a stable order; raises SpecError listing every
     problem (with its path) first."""
     issues = _Issues()
+    issues.items += args.consistency_issues()
     pool_kube = kube_name(args.pool.name)
     namespaces = args.namespace_names
     gpu_resource = _gpu_resource(args)

@@ -1,8 +1,9 @@
 """A pool as governance sees it: how to select its nodes, its taints, its capacity.
 
 PoolQuotas and PoolPlatforms take pools either as pool components (their `.resolved`
-spec is read) or as plain descriptions of pools that exist outside this program (a
-Run:ai or OSMO cluster's node pools often do). Both become a `PoolDescription`.
+spec is read: a `ResolvedPool` of the managed node-group pools or a Karpenter pool's
+`ResolvedKarpenterPool`) or as plain descriptions of pools that exist outside this program
+(a Run:ai or OSMO cluster's node pools often do). All become a `PoolDescription`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pydantic import BeforeValidator, Field
 
 from .accelerators import NVIDIA_GPU
 from .base import SpecModel
+from .karpenter import ResolvedKarpenterPool
 from .kube import Amount, ObjectName
 from .labels import POOL_LABEL, LabelKey, Labels
 from .pools import ResolvedPool
@@ -77,13 +79,46 @@ def describe_resolved(pool: ResolvedPool, name: str | None = None) -> dict[str, 
     return description
 
 
-def _from_component(value: Any) -> Any:
-    # A PoolComponent (duck-typed: this package never imports pulumi) or its resolved spec.
-    resolved = getattr(value, "resolved", None)
+def describe_karpenter(pool: ResolvedKarpenterPool, name: str | None = None) -> dict[str, Any]:
+    """A Karpenter pool's description: selected by its identity label (a template label of
+    its NodePool), capacity from its `limits`, the most Karpenter will launch.
+
+    Accelerators count in the resource the pool can launch, up to its limit on it (the
+    component requires one); cpu and memory are known when the pool limits them.
+    """
+    description: dict[str, Any] = {
+        "name": name or pool.component_name,
+        "node_labels": {POOL_LABEL: pool.pool_name},
+        "taints": list(pool.taints),
+        "gpus": 0,
+    }
+    resource = pool.profile.launchable
+    if resource is not None:
+        description["gpu_resource"] = resource
+        description["gpus"] = int(pool.limits.get(resource, 0))
+        if pool.profile.accelerator_only and pool.profile.counts:
+            description["gpus_per_node"] = min(pool.profile.counts)
+    for key in ("cpu", "memory"):
+        if key in pool.limits:
+            description[key] = pool.limits[key]
+    return description
+
+
+def describe_pool(value: Any, name: str | None = None) -> dict[str, Any] | None:
+    """The description of a pool component or a resolved pool spec, or None for anything
+    else. Components are duck-typed (by `.resolved`): this package never imports pulumi."""
+    resolved = getattr(value, "resolved", value)
     if isinstance(resolved, ResolvedPool):
-        return describe_resolved(resolved)
-    if isinstance(value, ResolvedPool):
-        return describe_resolved(value)
+        return describe_resolved(resolved, name)
+    if isinstance(resolved, ResolvedKarpenterPool):
+        return describe_karpenter(resolved, name)
+    return None
+
+
+def _from_component(value: Any) -> Any:
+    described = describe_pool(value)
+    if described is not None:
+        return described
     if isinstance(value, str):
         raise ValueError(
             f"{value!r} is a name; give a pool component or a description "

@@ -31,14 +31,20 @@ from .accelerators import (
     NVIDIA_GPU,
     Accelerator,
 )
-from .base import Issue, PathError, SpecError, SpecModel, format_path
+from .base import Issue, NestedIssues, PathError, SpecError, SpecModel, format_path
 from .karpenter_accelerators import AcceleratorProfile, accelerator_profile
 from .karpenter_node_class import NodeClassArgs
 from .karpenter_restrictions import restricted_label_problem
-from .labels import POOL_LABEL, Labels, label_key_problem, label_value_problem
+from .labels import (
+    POOL_LABEL,
+    Labels,
+    label_key_problem,
+    label_value_problem,
+    reserved_label_domain,
+)
 from .pools import PoolName, accelerator_taint, effective_pool_name
 from .scaling import Spot
-from .taints import Taint, Taints, merge_taints
+from .taints import ISOLATING_EFFECTS, Taint, Taints, merge_taints
 
 # Well-known node labels Karpenter understands in requirements (karpenter.sh/docs
 # "Scheduling: Well-Known Labels"); every one passes the CRD's restricted-key rules.
@@ -327,13 +333,14 @@ class KarpenterNodePoolArgs(SpecModel):
     labels: Labels = Field(
         default_factory=dict,
         description=f"Node labels; default {{}}. `{POOL_LABEL}` is set by the pool itself; "
-        "Karpenter's restricted keys are refused.",
+        "keys Karpenter restricts, requirement keys (`karpenter.sh/capacity-type`, ...: use "
+        "their args) and reserved domains (`kubernetes.io`, ...) are refused.",
     )
     taints: Taints = Field(
         default_factory=list,
         description="Node taints; default []. An accelerator-only pool adds "
         "`<accelerator resource>=true:NoSchedule` (a taint with the same key and effect "
-        "replaces it).",
+        "replaces it); a pool that may launch accelerator and CPU instances must list it.",
     )
     startup_taints: Taints = Field(
         default_factory=list,
@@ -343,7 +350,8 @@ class KarpenterNodePoolArgs(SpecModel):
     limits: Limits = Field(
         default_factory=dict,
         description="Most resources the pool may own in total: `cpu`, `memory`, `nodes`, "
-        "accelerators (`nvidia.com/gpu`, `aws.amazon.com/neuron`, ...). Default {} (none).",
+        "accelerators (`nvidia.com/gpu`, `aws.amazon.com/neuron`, ...); required for the "
+        "accelerator the pool can launch. Default {} (none).",
     )
     disruption: Disruption = Field(
         default_factory=Disruption,
@@ -411,16 +419,64 @@ class KarpenterNodePoolArgs(SpecModel):
     @field_validator("labels")
     @classmethod
     def _labels(cls, labels: dict[str, str]) -> dict[str, str]:
-        if POOL_LABEL in labels:
-            raise ValueError(
-                f"label {POOL_LABEL!r} is set by the pool itself (to its pool name); remove it"
-            )
-        for key in labels:
-            if problem := restricted_label_problem(key):
-                raise ValueError(problem)
+        problems = [Issue("", problem) for key in labels if (problem := _label_problem(key))]
         if len(labels) > MAX_LABELS:
-            raise ValueError(f"at most {MAX_LABELS} labels are allowed (got {len(labels)})")
+            problems.append(
+                Issue("", f"at most {MAX_LABELS} labels are allowed (got {len(labels)})")
+            )
+        if problems:
+            raise NestedIssues(problems)
         return labels
+
+
+# Karpenter reads a NodePool's template labels as requirements too, so a label on one of
+# these keys could only repeat or contradict the arg that renders the requirement.
+REQUIREMENT_ARGS = {
+    CAPACITY_TYPE_LABEL: "capacity_types",
+    ARCH_LABEL: "architectures",
+    INSTANCE_TYPE_LABEL: "instance_types",
+    INSTANCE_FAMILY_LABEL: "instance_families",
+    INSTANCE_CATEGORY_LABEL: "instance_categories",
+    GPU_COUNT_LABEL: "gpu_count",
+    GPU_MANUFACTURER_LABEL: "gpu_manufacturers",
+    GPU_NAME_LABEL: "gpu_names",
+    NEURON_COUNT_LABEL: "neuron_count",
+    NEURON_NAME_LABEL: "neuron_names",
+}
+_KARPENTER_DOMAINS = ("karpenter.sh", "karpenter.k8s.aws")
+_POLICY = "the policy pack's `restricted-label-domains`"
+
+
+def _label_problem(key: str) -> str | None:
+    """Why a Karpenter pool can't carry label `key`: the NodePool CRD refuses it, it is a
+    requirement with its own arg, or its domain is reserved (the policy pack refuses it)."""
+    if key == POOL_LABEL:
+        return f"label {POOL_LABEL!r} is set by the pool itself (to its pool name); remove it"
+    domain = reserved_label_domain(key)
+    if key in REQUIREMENT_ARGS:
+        arg = REQUIREMENT_ARGS[key]
+        also = f"; {_POLICY} refuses it as well" if domain else ""
+        return (
+            f"label {key!r} is a requirement: set `{arg}` instead (Karpenter reads a template "
+            f"label as a requirement, so it could only repeat or contradict `{arg}`{also})"
+        )
+    if problem := restricted_label_problem(key):
+        return problem
+    if domain in _KARPENTER_DOMAINS:
+        return (
+            f"label {key!r} is one of Karpenter's well-known labels, which it sets on each "
+            "node from the instance it launches; a pool label would add a requirement on it, "
+            f"and {_POLICY} reserves the `{domain}` domain: constrain instances with "
+            "`instance_types`, `instance_families` or `instance_categories` instead"
+        )
+    if domain is not None:
+        return (
+            f"label {key!r} is in the reserved `{domain}` domain ({_POLICY}); use a prefix of "
+            "your own, e.g. `example.com/...` (a pool may carry kubernetes.io/os, "
+            "topology.kubernetes.io/zone and /region, and node.kubernetes.io/* and "
+            "kubelet.kubernetes.io/* keys other than the instance type)"
+        )
+    return None
 
 
 # --- the resolved pool ------------------------------------------------------------------
@@ -526,14 +582,14 @@ def _limit_issues(
         if whole_units and not (isinstance(value, int) or value.isdigit()):
             issues.append(Issue(path, f"{value!r} must be a whole number of {key}"))
             continue
-        if key not in ACCELERATOR_RESOURCES or profile.resource is None:
+        if key not in ACCELERATOR_RESOURCES or profile.launchable is None:
             continue
-        if key != profile.resource:
+        if key != profile.launchable:
             issues.append(
                 Issue(
                     path,
-                    f"the pool only launches {profile.resource} instances, so a limit on "
-                    f"{key} ({value!r}) has no effect; remove it",
+                    f"the only accelerator the pool launches is {profile.launchable}, so a "
+                    f"limit on {key} ({value!r}) has no effect; remove it",
                 )
             )
             continue
@@ -548,6 +604,44 @@ def _limit_issues(
                     f"{int(value) - int(value) % step + step}",
                 )
             )
+
+
+def _accelerator_issues(
+    args: KarpenterNodePoolArgs, profile: AcceleratorProfile, issues: list[Issue]
+) -> None:
+    """A pool that can launch accelerator instances is isolated and bounded like one that
+    only launches them: the policy pack's `accelerator-pool-tainted` and `karpenter-limits`
+    are mandatory, and a pool they would fail is refused here, before anything exists."""
+    resource = profile.launchable
+    if resource is None:
+        return
+    mixed = profile.mixed_values
+    if mixed is not None and not any(
+        t.key == resource and t.effect in ISOLATING_EFFECTS for t in args.taints
+    ):
+        issues.append(
+            Issue(
+                mixed.path,
+                f"{list(mixed.values)!r} lets the pool launch {resource} instances: "
+                f"{mixed.describe()}; so it gets no {resource} taint by default, and pods "
+                f"that don't request {resource} could take its accelerator nodes. List only "
+                f"accelerator {mixed.kind} (and give CPU instances a pool of their own), or "
+                f"add the taint `{resource}=true:NoSchedule` to `taints` (every node of the "
+                "pool then carries it)",
+            )
+        )
+    if resource not in args.limits:
+        step = math.gcd(*profile.counts) if profile.counts else 1
+        example = f"{resource}: {8 * step}"
+        issues.append(
+            Issue(
+                "limits",
+                f"{args.limits!r} has no {resource!r}: the pool can launch {resource} "
+                f"instances and nothing would bound how many Karpenter buys; add a limit such "
+                f"as `{example}`"
+                + (f" (a multiple of {step}, the count per instance)" if step > 1 else ""),
+            )
+        )
 
 
 def _describe_instances(args: KarpenterNodePoolArgs) -> str:
@@ -571,6 +665,7 @@ def resolve_karpenter_pool(
         issues.append(name_issue)
     profile = accelerator_profile(args, issues)
     _limit_issues(args.limits, profile, issues)
+    _accelerator_issues(args, profile, issues)
     if issues:
         raise SpecError(subject or f"KarpenterNodePool {component_name!r}", issues)
 

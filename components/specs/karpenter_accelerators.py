@@ -5,6 +5,13 @@ A NodePool does not name an instance type; it constrains them. The pool is
 kind of accelerator: then it gets the accelerator defaults (taint, consolidation) and its
 scheduling info requests that accelerator. Requirements that contradict each other or mix
 accelerator resources are errors, since no taint or limit could describe such a pool.
+
+A pool "can launch" an accelerator when one of its instance requirements lists a value
+whose instances carry it (`instance_families: [g5, m5]` can launch `nvidia.com/gpu`), the
+notion the policy pack applies to a rendered NodePool (`policies.resources`); such a pool
+must be isolated and bounded like an accelerator-only one (see `resolve_karpenter_pool`).
+A pool with no instance requirement at all is general purpose for both: it is not taken
+to launch accelerators, although Karpenter would launch one for a pod that asks for it.
 """
 
 from __future__ import annotations
@@ -60,10 +67,44 @@ class AcceleratorProfile:
     counts_source: str = ""  # for messages: where the counts come from
     model: str = ""
     narrow_to_nvidia: bool = False  # add `instance-gpu-manufacturer In [nvidia]`
+    # A pool that is not accelerator-only but whose instance requirements list accelerator
+    # values next to CPU-only ones: the resource those values carry, and where they are.
+    mixed_resource: str | None = None
+    mixed_values: MixedValues | None = None
 
     @property
     def accelerator_only(self) -> bool:
         return self.resource is not None
+
+    @property
+    def launchable(self) -> str | None:
+        """The accelerator resource some node of the pool may carry, or None (CPU only, or
+        unconstrained)."""
+        return self.resource or self.mixed_resource
+
+
+@dataclass(frozen=True)
+class MixedValues:
+    """The values of one instance requirement, split by what their instances carry."""
+
+    path: str
+    values: tuple[str, ...]
+    accelerated: dict[str, frozenset[str]]
+    cpu_only: tuple[str, ...]
+
+    @property
+    def kind(self) -> str:
+        return self.path.removeprefix("instance_")  # "types", "families", "categories"
+
+    def describe(self) -> str:
+        """`g5 (nvidia.com/gpu)` as well as CPU-only ones (`m5`), for messages."""
+        listed = ", ".join(
+            f"{value} ({', '.join(sorted(resources))})"
+            for value, resources in sorted(self.accelerated.items())
+        )
+        if not self.cpu_only:
+            return listed
+        return f"{listed} as well as CPU-only ones ({', '.join(self.cpu_only)})"
 
 
 def _resources_of_values(
@@ -91,9 +132,18 @@ def _type_resources(instance_type: str) -> frozenset[str] | None:
     return family_resource(instance_type.split(".", 1)[0])
 
 
+# The instance requirements, and the accelerator resources each of their values carries.
+_INSTANCE_FIELDS: tuple[tuple[str, Any], ...] = (
+    ("instance_types", _type_resources),
+    ("instance_families", family_resource),
+    ("instance_categories", _CATEGORY_RESOURCES.get),
+)
+
+
 def accelerator_profile(args: KarpenterNodePoolArgs, issues: list[Issue]) -> AcceleratorProfile:
     """Intersect what each requirement allows; report mixes and contradictions."""
     allowed: list[tuple[str, frozenset[str]]] = []
+    reported = len(issues)
 
     def add(path: str, resources: frozenset[str] | None) -> None:
         if resources is not None:
@@ -156,13 +206,67 @@ def accelerator_profile(args: KarpenterNodePoolArgs, issues: list[Issue]) -> Acc
             return AcceleratorProfile()
         resources &= allows
     if resources is None:
-        return AcceleratorProfile()
+        # A mix within one requirement is reported already, with its own message.
+        return _mixed_profile(args, issues) if len(issues) == reported else AcceleratorProfile()
     # Only "any GPU" can be left open here (every other mix is reported above): the pool is
     # narrowed to NVIDIA so that its taint, limits and scheduling info hold for every node.
     narrow = len(resources) > 1
     resource = NVIDIA_GPU if narrow else next(iter(resources))
+    _unreachable_values(args, resource, first, issues)
     counts, source, model = _per_instance_counts(args, resource, issues)
     return AcceleratorProfile(resource, counts, source, model, narrow)
+
+
+def _split_values(args: KarpenterNodePoolArgs) -> list[MixedValues]:
+    """Each instance requirement's values, split into accelerator ones and CPU-only ones."""
+    found = []
+    for path, resource_of in _INSTANCE_FIELDS:
+        values = getattr(args, path) or []
+        accelerated = {v: r for v in values if (r := resource_of(v))}
+        cpu_only = tuple(v for v in values if v not in accelerated)
+        if accelerated:
+            found.append(MixedValues(path, tuple(values), accelerated, cpu_only))
+    return found
+
+
+def _unreachable_values(
+    args: KarpenterNodePoolArgs, resource: str, decided_by: str, issues: list[Issue]
+) -> None:
+    """Accelerator values another requirement excludes: dead, and read by the policy pack
+    as accelerators the pool can launch (so they would need a taint and a limit too)."""
+    for split in _split_values(args):
+        dead = sorted(v for v, r in split.accelerated.items() if resource not in r)
+        if dead:
+            listed = ", ".join(f"{v} ({', '.join(sorted(split.accelerated[v]))})" for v in dead)
+            issues.append(
+                Issue(
+                    split.path,
+                    f"lists {listed}, which `{decided_by}` excludes (the pool only launches "
+                    f"{resource} instances); remove {', '.join(repr(v) for v in dead)}",
+                )
+            )
+
+
+def _mixed_profile(args: KarpenterNodePoolArgs, issues: list[Issue]) -> AcceleratorProfile:
+    """A pool that is not accelerator-only: the accelerator it can still launch, if any."""
+    splits = _split_values(args)
+    if not splits:
+        return AcceleratorProfile()
+    launchable = frozenset().union(*(r for s in splits for r in s.accelerated.values()))
+    if len(launchable) > 1:
+        for split in splits:
+            issues.append(
+                Issue(
+                    split.path,
+                    f"{list(split.values)!r} lets the pool launch "
+                    f"{' and '.join(sorted(launchable))} instances: {split.describe()}; a "
+                    "pool's taint and limits name one accelerator resource, so list "
+                    f"{split.kind} of one accelerator (e.g. `instance_families: [g5, m5]`), "
+                    "one pool per accelerator",
+                )
+            )
+        return AcceleratorProfile()
+    return AcceleratorProfile(mixed_resource=next(iter(launchable)), mixed_values=splits[0])
 
 
 def _per_instance_counts(

@@ -139,10 +139,10 @@ def restricted_label_problem(key: str) -> str | None:
         allowed = allowed_keys(rule.domain)
         example = next((k for k in _EXAMPLES if k in allowed), min(allowed, default="none"))
         why = (
-            f"only Karpenter's {len(allowed)} well-known keys of that domain are allowed "
-            f"(such as {example}); "
-            "Karpenter derives those labels from the NodePool's requirements, so express the "
-            "constraint with `instance_families`, `capacity_types`, ... instead"
+            f"the CRD allows only Karpenter's {len(allowed)} well-known keys of that domain "
+            f"(such as {example}), and Karpenter sets those itself from the NodePool's "
+            "requirements and the instance it launches, so express the constraint with "
+            "`instance_families`, `capacity_types`, ... instead"
         )
     elif key == "karpenter.sh/nodepool":
         why = "Karpenter sets it to the NodePool's name"

@@ -1,8 +1,9 @@
 """Args of PoolPlatforms: OSMO-style platforms (one per machine type) of one pool.
 
-The spec checks what needs no rendering (a default platform that exists, roles that match
-the pool, names that stay distinct as Kubernetes names); the renderer
-(`components.governance.platforms`) checks the merged pod templates and compiles the CEL.
+The spec checks each field; `PoolPlatformsArgs.consistency_issues` what needs no rendering
+across fields (a default platform that exists, roles that match the pool, names that stay
+distinct as Kubernetes names); the renderer (`components.governance.platforms`) reports
+those together with its own (merged pod templates, CEL that compiles), all at once.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
 
-from .base import Issue, NestedIssues, SpecModel, format_path, register_union_tags
+from .base import Issue, SpecModel, format_path, register_union_tags
 from .governed_pool import GovernedPool
 from .kube import Amount, DnsLabel, ObjectName, kube_name, kube_name_problem
 from .labels import LabelKey, Labels, label_value_problem
@@ -245,8 +246,11 @@ class PoolPlatformsArgs(SpecModel):
     def namespace_names(self) -> list[str]:
         return sorted(set(self.namespaces or [kube_name(self.pool.name)]))
 
-    @model_validator(mode="after")
-    def _consistent(self) -> PoolPlatformsArgs:
+    def consistency_issues(self) -> list[Issue]:
+        """Problems across fields (a default platform that exists, roles that match the
+        pool, distinct names). Not a model validator: raised there, they would stop
+        validation before the renderer reports the templates' problems, so the renderer
+        collects them together with its own and raises every problem at once."""
         issues: list[Issue] = []
         if self.default_platform is not None and self.default_platform not in self.platforms:
             known = ", ".join(repr(name) for name in self.platforms)
@@ -278,9 +282,7 @@ class PoolPlatformsArgs(SpecModel):
                 )
         if self.namespaces is not None and len(set(self.namespaces)) != len(self.namespaces):
             issues.append(Issue("namespaces", f"{self.namespaces!r} lists a namespace twice"))
-        if issues:
-            raise NestedIssues(issues)
-        return self
+        return issues
 
 
 __all__ = [

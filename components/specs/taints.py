@@ -12,6 +12,9 @@ from .labels import LabelKey, label_value_problem
 
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 TAINT_EFFECTS: tuple[str, ...] = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+# PreferNoSchedule only discourages the scheduler; these keep pods that don't tolerate the
+# taint off the node (the policy pack's `accelerator-pool-tainted` asks for one of them).
+ISOLATING_EFFECTS: tuple[str, ...] = ("NoSchedule", "NoExecute")
 
 
 def _parse_taint_string(value: Any) -> Any:

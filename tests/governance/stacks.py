@@ -57,3 +57,24 @@ def gpu_spot_pool():
     from components import GpuSpotPool
 
     return GpuSpotPool("gpu-spot", {"cluster": EKS, **GPU_SPOT})
+
+
+# A Karpenter pool of g5.12xlarge (4 GPUs a node), bounded at 16 GPUs, 192 vCPU, 768 GiB.
+KARPENTER_GPU = {
+    "node_class": {
+        "role": "KarpenterNodeRole-ml",
+        "subnet_selector_tags": {"karpenter.sh/discovery": "ml"},
+        "security_group_selector_tags": {"karpenter.sh/discovery": "ml"},
+    },
+    "instance_types": ["g5.12xlarge"],
+    "capacity_types": ["spot"],
+    "taints": ["spot=true:PreferNoSchedule"],
+    "limits": {"nvidia.com/gpu": 16, "cpu": 192, "memory": "768Gi"},
+}
+
+
+def karpenter_gpu_pool():
+    """A KarpenterNodePool `gpu-karpenter` (call inside a program)."""
+    from components import KarpenterNodePool
+
+    return KarpenterNodePool("gpu-karpenter", KARPENTER_GPU)

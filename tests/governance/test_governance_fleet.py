@@ -13,7 +13,7 @@ from components.planning import plan_stack
 from components.specs.base import SpecError
 from components.specs.labels import POOL_LABEL
 from policies.runner import PolicyResourceInput, run_policies
-from tests.governance.stacks import EKS, STACKS, stack_config
+from tests.governance.stacks import EKS, KARPENTER_GPU, STACKS, stack_config
 from tests.governance.stacks import GPU_SPOT as SPOT_ARGS
 
 PROGRAM = STACKS / "__main__.py"
@@ -157,6 +157,43 @@ def test_pools_of_two_clusters_in_one_pool_quotas_are_refused():
     assert "one PoolQuotas governs the pools of one cluster" in message
 
 
+def karpenter_fleet(governance: list[dict[str, Any]]) -> dict[str, Any]:
+    config = fleet(governance, **{"gpu-spot": GPU_SPOT})
+    config["nodepools:pools"].append(
+        {"component": "KarpenterNodePool", "name": "gpu-karpenter", **KARPENTER_GPU}
+    )
+    return config
+
+
+def test_fleet_governance_may_name_a_karpenter_pool():
+    entry = quotas_entry(["gpu-karpenter", "gpu-spot"], quota=16, pool="gpu-karpenter")
+    platforms = {
+        "component": "PoolPlatforms",
+        "name": "platforms",
+        "pool": "gpu-karpenter",
+        "common_pod_template": {"containers": [{"name": "user", "image": "x"}]},
+        "platforms": {"a10g": {"resource_validations": ["default_gpu"]}},
+    }
+    capture = run(PROGRAM, config=karpenter_fleet([entry, platforms]))
+    flavor = capture.get(f"{KUEUE}:ResourceFlavor", "quotas-flavor-gpu-karpenter").inputs["spec"]
+    assert flavor["nodeLabels"] == {POOL_LABEL: "gpu-karpenter"}
+    [component] = capture.components("nodepools:index:PoolQuotas")
+    summary = capture.outputs_of(component)["summary"]
+    assert summary["gpu-karpenter"]["capacity"] == {"gpu": 16, "cpu": 192, "memory": "768Gi"}
+    pod_template = capture.get(
+        "kubernetes:core/v1:PodTemplate", "platforms-podtemplate-gpu-karpenter-a10g"
+    ).inputs
+    assert pod_template["template"]["spec"]["nodeSelector"] == {POOL_LABEL: "gpu-karpenter"}
+    assert run_policies(policy_inputs(capture)) == []
+
+
+def test_fleet_quota_above_a_karpenter_pools_limit_is_refused_with_its_config_path():
+    config = karpenter_fleet([quotas_entry(["gpu-karpenter"], quota=20, pool="gpu-karpenter")])
+    [(path, message)] = fleet_problems(config)
+    assert path == 'nodepools:governance[0].departments[0].projects[0].quotas["gpu-karpenter"].gpu'
+    assert "holds 16 (`pools[0].gpus`)" in message
+
+
 def test_platforms_on_a_fleet_pool_select_it():
     entry = {
         "component": "PoolPlatforms",
@@ -184,6 +221,14 @@ def test_fleet_platform_problems_carry_the_config_path():
     with pytest.raises(SpecError) as info:
         validate_fleet({"governance": [entry]})
     assert info.value.paths() == ["nodepools:governance[0].default_platform"]
+    # A template problem is reported with it, not after it is fixed.
+    entry["platforms"]["a"]["pod_template"]["hostNetwork"] = True
+    with pytest.raises(SpecError) as info:
+        validate_fleet({"governance": [entry]})
+    assert info.value.paths() == [
+        "nodepools:governance[0].default_platform",
+        "nodepools:governance[0].platforms.a.pod_template.hostNetwork",
+    ]
 
 
 # --- the policy pack catches what a description hides --------------------------------

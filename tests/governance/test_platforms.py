@@ -301,6 +301,31 @@ def test_a_pool_component_adds_its_identity_selector_and_taint_tolerations():
     assert admit(a100, pod(selector=A100, **{"nvidia.com/gpu": "4"})) == []
 
 
+def test_platforms_of_a_karpenter_pool_select_it_and_know_its_gpus_per_node():
+    from tests.governance.stacks import karpenter_gpu_pool
+
+    def program():
+        PoolPlatforms(
+            "platforms",
+            {
+                "pool": karpenter_gpu_pool(),
+                "common_pod_template": {"containers": [{"name": "user", "image": "x"}]},
+                "common_resource_validations": ["default_gpu"],
+                "platforms": {"a10g": {}},
+            },
+        )
+
+    capture = run(program)
+    ns = "gpu-karpenter"
+    spec = capture.get(POD_TEMPLATE, f"platforms-podtemplate-{ns}-a10g").inputs["template"]["spec"]
+    assert spec["nodeSelector"] == {POOL_LABEL: "gpu-karpenter"}
+    assert {t["key"] for t in spec["tolerations"]} == {"nvidia.com/gpu", "spot"}
+    a10g = capture.get(POLICY, "platforms-policy-a10g").inputs
+    # K8_GPU is the pool's GPUs per node (g5.12xlarge: 4).
+    assert admit(a10g, pod(**{"nvidia.com/gpu": "5"})) != []
+    assert admit(a10g, pod(**{"nvidia.com/gpu": "4"})) == []
+
+
 # --- errors, with paths, before anything is registered -----------------------------------
 
 
@@ -313,6 +338,21 @@ def test_default_platform_must_exist():
             "'h100_platform' is not a platform of this pool ('l40s_platform', 'a100_platform')",
         )
     ]
+
+
+def test_a_missing_default_platform_does_not_hide_the_templates_problems():
+    args = osmo_args()
+    args["default_platform"] = "nope"
+    args["platforms"]["a100_platform"]["pod_template"] = {"hostNetwork": True}
+    args["roles"][0]["pools"] = "other*"
+    found = problems(args)
+    assert [path for path, _ in found] == [
+        "default_platform",
+        "roles[0].pools",
+        "platforms.a100_platform.pod_template.hostNetwork",
+    ]
+    assert found[0][1].startswith("'nope' is not a platform of this pool")
+    assert "does not allow it (`host_network_allowed` is false)" in found[2][1]
 
 
 def test_privileged_template_on_a_platform_that_forbids_it():

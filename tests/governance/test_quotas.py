@@ -16,7 +16,7 @@ from components.specs.labels import POOL_LABEL
 from components.specs.quotas import PoolQuotasArgs
 from components.validation import validate_manifest
 from tests.golden import assert_golden
-from tests.governance.stacks import by_name, gpu_spot_pool, org_args
+from tests.governance.stacks import by_name, gpu_spot_pool, karpenter_gpu_pool, org_args
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 
@@ -244,6 +244,68 @@ def test_pool_components_are_read_from_their_resolved_spec():
     [component] = capture.components("nodepools:index:PoolQuotas")
     # g5.12xlarge has 4 GPUs, at most 2 nodes.
     assert capture.outputs_of(component)["summary"]["gpu-spot"]["capacity"] == {"gpu": 8}
+
+
+def karpenter_quotas(pool: Any, gpu: int = 8) -> dict[str, Any]:
+    quota = {"gpu": gpu, "cpu": 96, "memory": "384Gi"}
+    return {
+        "pools": [pool],
+        "departments": [
+            {"name": "d", "projects": [{"name": "p", "quotas": {"gpu-karpenter": quota}}]}
+        ],
+    }
+
+
+def test_karpenter_pools_are_read_from_their_resolved_spec_and_limits():
+    capture = run(lambda: PoolQuotas("org", karpenter_quotas(karpenter_gpu_pool())))
+    flavor = capture.get(f"{KUEUE}:ResourceFlavor", "org-flavor-gpu-karpenter").inputs["spec"]
+    # The identity label is a template label of the NodePool: every node it launches has it.
+    node_pool = capture.get("kubernetes:karpenter.sh/v1:NodePool", "gpu-karpenter-node-pool")
+    labels = node_pool.inputs["spec"]["template"]["metadata"]["labels"]
+    assert flavor["nodeLabels"] == {POOL_LABEL: labels[POOL_LABEL]} == {POOL_LABEL: "gpu-karpenter"}
+    assert {t["key"] for t in flavor["tolerations"]} == {"nvidia.com/gpu", "spot"}
+    [component] = capture.components("nodepools:index:PoolQuotas")
+    # Capacity is what the NodePool's limits let Karpenter launch.
+    assert capture.outputs_of(component)["summary"]["gpu-karpenter"]["capacity"] == {
+        "gpu": 16,
+        "cpu": 192,
+        "memory": "768Gi",
+    }
+    for resource in capture.resources:
+        if resource.type.startswith(KUEUE):
+            assert validate_manifest(resource.inputs) == [], resource.name
+
+
+def test_a_resolved_karpenter_pool_is_a_pool_too():
+    from components.specs.karpenter import KarpenterNodePoolArgs, resolve_karpenter_pool
+    from tests.governance.stacks import KARPENTER_GPU
+
+    args = KarpenterNodePoolArgs.model_validate({**KARPENTER_GPU, "limits": {"nvidia.com/gpu": 8}})
+    resolved = resolve_karpenter_pool(args, "gpu-karpenter")
+    spec = parse_spec(PoolQuotasArgs, karpenter_quotas(resolved), "PoolQuotas 'org'")
+    [pool] = spec.pools
+    assert (pool.name, pool.gpus, pool.gpus_per_node, pool.cpu, pool.memory) == (
+        "gpu-karpenter",
+        8,
+        4,
+        None,
+        None,
+    )
+
+
+def test_quotas_above_a_karpenter_pools_limits_are_refused():
+    with pytest.raises(ProgramError) as info:
+        run(lambda: PoolQuotas("org", karpenter_quotas(karpenter_gpu_pool(), gpu=20)))
+    assert not [r for r in info.value.capture.resources if r.type.startswith(KUEUE)]
+    error = info.value.cause
+    assert isinstance(error, SpecError), error
+    assert [(issue.path, issue.message) for issue in error.issues] == [
+        (
+            'departments[0].projects[0].quotas["gpu-karpenter"].gpu',
+            "quotas on pool 'gpu-karpenter' add up to 20 nvidia.com/gpu with this project's "
+            "20, but the pool holds 16 (`pools[0].gpus`)",
+        )
+    ]
 
 
 # --- errors, with paths, before anything is registered -------------------------------------

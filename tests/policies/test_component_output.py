@@ -128,10 +128,91 @@ def test_karpenter_pool_without_limits_is_a_mandatory_violation():
     from components import KarpenterNodePool
 
     def program(limits):
-        args = {"node_class": KARPENTER_CLASS, "instance_types": ["g5.12xlarge"]}
-        return lambda: KarpenterNodePool("gpu", {**args, **({"limits": limits} if limits else {})})
+        args = {"node_class": KARPENTER_CLASS, "instance_families": ["m5", "c5"]}
+        return lambda: KarpenterNodePool("cpu", {**args, **({"limits": limits} if limits else {})})
 
+    # A CPU pool's limits are the organisation's call (the component's default is none);
+    # an accelerator pool without its accelerator limit is refused by the component.
     assert violations(program(None)) == Counter({("karpenter-limits", "mandatory"): 1})
-    # Limits on cpu only still leave the GPUs unbounded.
-    assert violations(program({"cpu": 100})) == Counter({("karpenter-limits", "mandatory"): 1})
-    assert violations(program({"cpu": 100, "memory": "400Gi", "nvidia.com/gpu": 8})) == Counter()
+    assert violations(program({"cpu": 100, "memory": "400Gi"})) == Counter()
+
+
+# Requirement combinations, from accelerator-only to CPU-only.
+KARPENTER_REQUIREMENTS = {
+    "accelerator types": {"instance_types": ["g5.12xlarge"]},
+    "accelerator families": {"instance_families": ["g5", "g6"]},
+    "gpu category": {"instance_categories": ["g"]},
+    "gpu count": {"gpu_count": 1},
+    "neuron names": {"neuron_names": ["trainium"]},
+    "gpu and cpu families": {"instance_families": ["g5", "m5"]},
+    "gpu and cpu types": {"instance_types": ["g5.xlarge", "m5.large"]},
+    "gpu and cpu categories": {"instance_categories": ["g", "m"]},
+    "neuron and cpu categories": {"instance_categories": ["inf", "c"]},
+    "gpu beside a cpu pin": {"instance_types": ["m5.large"], "instance_families": ["g5", "m5"]},
+    "two accelerators and cpu": {"instance_types": ["g5.xlarge", "trn1.2xlarge", "m5.large"]},
+    "no constraints": {},
+    "cpu families": {"instance_families": ["m5", "c5"]},
+    "cpu categories": {"instance_categories": ["c", "m", "r"]},
+}
+# What a pool author may add: nothing, the accelerator limit, the taint as well.
+KARPENTER_EXTRAS = {
+    "bare": {},
+    "gpu limit": {"limits": {"nvidia.com/gpu": 8}},
+    "neuron limit": {"limits": {"aws.amazon.com/neuron": 16}},
+    "gpu taint and limit": {
+        "taints": ["nvidia.com/gpu=true:NoSchedule"],
+        "limits": {"nvidia.com/gpu": 8},
+    },
+    "neuron taint and limit": {
+        "taints": ["aws.amazon.com/neuron=true:NoSchedule"],
+        "limits": {"aws.amazon.com/neuron": 16},
+    },
+}
+
+
+# Pools that must be accepted: accelerator-only ones get the taint by default, pools that
+# may also launch CPU instances list it; both bound the accelerator.
+KARPENTER_ACCEPTED = {
+    ("accelerator types", "gpu limit"),
+    ("accelerator families", "gpu limit"),
+    ("gpu category", "gpu limit"),
+    ("gpu count", "gpu limit"),
+    ("neuron names", "neuron limit"),
+    ("gpu and cpu families", "gpu taint and limit"),
+    ("gpu and cpu types", "gpu taint and limit"),
+    ("gpu beside a cpu pin", "gpu taint and limit"),
+    ("neuron and cpu categories", "neuron taint and limit"),
+    *((cpu, extras) for cpu in ("no constraints", "cpu families", "cpu categories") for extras in KARPENTER_EXTRAS),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("extras", KARPENTER_EXTRAS, ids=str)
+@pytest.mark.parametrize("requirements", KARPENTER_REQUIREMENTS, ids=str)
+def test_karpenter_component_and_pack_agree_on_accelerators(requirements, extras):
+    """The component refuses a pool at construction, or the pack finds nothing mandatory.
+
+    cpu and memory limits are always given: a pool with no limits at all is the one case
+    the pack's `karpenter-limits` refuses and the component leaves to policy (see above).
+    """
+    from components import KarpenterNodePool
+    from components.offline import ProgramError
+    from components.specs import SpecError
+
+    more = KARPENTER_EXTRAS[extras]
+    limits = {"cpu": 256, "memory": "1024Gi", **more.get("limits", {})}
+    args = {
+        "node_class": KARPENTER_CLASS,
+        **KARPENTER_REQUIREMENTS[requirements],
+        **more,
+        "limits": limits,
+    }
+    try:
+        capture = run(lambda: KarpenterNodePool("pool", args))
+    except ProgramError as error:
+        assert isinstance(error.cause, SpecError), error.cause
+        assert (requirements, extras) not in KARPENTER_ACCEPTED, error.cause
+        return
+    found = run_policies(policy_inputs(capture))
+    assert [
+        (v.policy_name, v.message) for v in found if v.enforcement_level.value == "mandatory"
+    ] == []
