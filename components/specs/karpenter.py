@@ -40,7 +40,7 @@ from .labels import (
     Labels,
     label_key_problem,
     label_value_problem,
-    reserved_label_domain,
+    restricted_domain,
 )
 from .pools import PoolName, accelerator_taint, effective_pool_name
 from .scaling import Spot
@@ -452,7 +452,7 @@ def _label_problem(key: str) -> str | None:
     requirement with its own arg, or its domain is reserved (the policy pack refuses it)."""
     if key == POOL_LABEL:
         return f"label {POOL_LABEL!r} is set by the pool itself (to its pool name); remove it"
-    domain = reserved_label_domain(key)
+    domain = restricted_domain(key)
     if key in REQUIREMENT_ARGS:
         arg = REQUIREMENT_ARGS[key]
         also = f"; {_POLICY} refuses it as well" if domain else ""

@@ -30,23 +30,6 @@ PROJECT_LABEL = "nodepools.dev/project"
 PLATFORM_LABEL = "nodepools.dev/platform"
 DEFAULT_PLATFORM_ANNOTATION = "nodepools.dev/default-platform"
 
-# Label domains Kubernetes and Karpenter reserve for themselves. The keys a kubelet may set
-# on its own node (NodeRestriction) stay usable; `kubernetes.io/hostname` does not (every
-# node of a pool would claim one hostname). The policy pack's `restricted-label-domains`
-# (policies/labels.py) applies this same rule to every pool, so a label a component accepts
-# passes it; a test keeps the two in step.
-RESERVED_LABEL_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh", "karpenter.k8s.aws")
-RESERVED_DOMAIN_ALLOWED_KEYS = frozenset(
-    {
-        "kubernetes.io/arch",
-        "kubernetes.io/os",
-        "node.kubernetes.io/instance-type",
-        "topology.kubernetes.io/region",
-        "topology.kubernetes.io/zone",
-    }
-)
-RESERVED_DOMAIN_ALLOWED_PREFIXES = ("node.kubernetes.io/", "kubelet.kubernetes.io/")
-
 _NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
@@ -57,6 +40,8 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 # the kubelet); Karpenter sets its own domains from a NodePool's requirements.
 # `kubernetes.io/hostname` is left out on purpose: on a pool it would give every node the
 # same hostname label and break per-node topology spreading.
+# The policy pack's `restricted-label-domains` (policies/labels.py) uses this same rule, so a
+# label a component accepts passes it.
 RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh", "karpenter.k8s.aws")
 ALLOWED_KEYS = frozenset(
     {
@@ -124,18 +109,6 @@ def label_value_problem(value: str) -> str | None:
             "starting and ending with an alphanumeric"
         )
     return None
-
-
-def reserved_label_domain(key: str) -> str | None:
-    """The reserved domain label `key` falls in, or None when a pool may carry it."""
-    if "/" not in key or key in RESERVED_DOMAIN_ALLOWED_KEYS:
-        return None
-    if key.startswith(RESERVED_DOMAIN_ALLOWED_PREFIXES):
-        return None
-    prefix = key.split("/", 1)[0]
-    return next(
-        (d for d in RESERVED_LABEL_DOMAINS if prefix == d or prefix.endswith("." + d)), None
-    )
 
 
 def _check_key(key: str) -> str:
