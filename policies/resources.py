@@ -12,20 +12,22 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+# The labels, tags and accelerator names the components use, from their one definition;
+# the pack reads hand-written resources by the same conventions.
+from components.specs.accelerators import (
+    AMD_GPU,
+    AWS_NEURON,
+    NVIDIA_GPU,
+    lookup_accelerator,
+)
+from components.specs.karpenter_accelerators import family_resource
+from components.specs.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
 from policies.quantities import parse_quantity
-
-# Labels and tags the components put on every pool (DESIGN section 3).
-POOL_LABEL = "nodepools.dev/pool"
-SHARED_POOL_LABEL = "nodepools.dev/shared-pool"
-# OKE's NodePool has only a fixed `size`; the autoscaler bounds travel as freeform tags.
-MIN_NODES_TAG = "nodepools.dev/min-nodes"
-MAX_NODES_TAG = "nodepools.dev/max-nodes"
 
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 EKS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -41,12 +43,6 @@ ROSA_RESOURCE_TYPES = (ROSA_MACHINE_POOL_TYPE, DYNAMIC_RESOURCE)
 KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 KARPENTER_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 
-NVIDIA_GPU = "nvidia.com/gpu"
-AMD_GPU = "amd.com/gpu"
-AWS_NEURON = "aws.amazon.com/neuron"
-ACCELERATOR_RESOURCES = (NVIDIA_GPU, AMD_GPU, AWS_NEURON)
-
-TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 _EKS_TAINT_EFFECTS = {
     "NO_SCHEDULE": "NoSchedule",
     "PREFER_NO_SCHEDULE": "PreferNoSchedule",
@@ -115,60 +111,26 @@ def is_rosa_machine_pool(resource_type: str, props: Mapping[str, Any]) -> bool:
 # --- accelerator catalog -------------------------------------------------------------------
 
 
-@functools.cache
-def _catalog_lookup() -> Callable[[str], Any] | None:
-    # The foundation's catalog is the source of truth once it exists; the table below only
-    # keeps the pack useful (and its tests meaningful) on a checkout without it.
-    try:
-        from components.specs.accelerators import lookup_accelerator
-    except ImportError:
-        return None
-    return lookup_accelerator
+_OCI_GPU_SHAPE = re.compile(r"^(?:VM|BM)\.GPU")
 
 
 def _accelerator_for(shape: str) -> Accelerator | None:
-    """The accelerator of an EC2 instance type or OCI shape, or None for a plain CPU shape."""
-    lookup = _catalog_lookup()
-    if lookup is None:
-        return _table_accelerator(shape)
-    found = lookup(shape)
-    return None if found is None else Accelerator(found.resource, found.count)
+    """The accelerator of an EC2 instance type or OCI shape, or None for a plain CPU shape.
+
+    The catalog gives the count; a type it doesn't list (a new size or generation) is still
+    recognised as an accelerator by its family, with an unknown count, so that it can't
+    slip past the taint rule."""
+    found = lookup_accelerator(shape)
+    if found is not None:
+        return Accelerator(found.resource, found.count)
+    if _OCI_GPU_SHAPE.match(shape):
+        return Accelerator(AMD_GPU if ".MI300X." in shape else NVIDIA_GPU, None)
+    resource = _ec2_family_resource(shape.split(".", 1)[0])
+    return None if resource is None else Accelerator(resource, None)
 
 
-_EC2_ACCELERATOR_COUNTS = {
-    **dict.fromkeys(
-        ["g4dn.xlarge", "g4dn.2xlarge", "g4dn.4xlarge", "g4dn.8xlarge", "g4dn.16xlarge"], 1
-    ),
-    "g4dn.12xlarge": 4,
-    "g4dn.metal": 8,
-    **dict.fromkeys(["g5.xlarge", "g5.2xlarge", "g5.4xlarge", "g5.8xlarge", "g5.16xlarge"], 1),
-    "g5.12xlarge": 4,
-    "g5.24xlarge": 4,
-    "g5.48xlarge": 8,
-    **dict.fromkeys(["g6.xlarge", "g6.2xlarge", "g6.4xlarge", "g6.8xlarge", "g6.16xlarge"], 1),
-    "g6.12xlarge": 4,
-    "g6.24xlarge": 4,
-    "g6.48xlarge": 8,
-    "p3.2xlarge": 1,
-    "p3.8xlarge": 4,
-    "p3.16xlarge": 8,
-    "p3dn.24xlarge": 8,
-    "p4d.24xlarge": 8,
-    "p4de.24xlarge": 8,
-    "p5.48xlarge": 8,
-    "trn1.2xlarge": 1,
-    "trn1.32xlarge": 16,
-    "trn1n.32xlarge": 16,
-    "trn2.48xlarge": 16,
-    "inf2.xlarge": 1,
-    "inf2.8xlarge": 1,
-    "inf2.24xlarge": 6,
-    "inf2.48xlarge": 12,
-}
-
-_EC2_FAMILY = re.compile(r"^(?P<category>[a-z]+)(?P<generation>\d+)(?P<options>[a-z-]*)$")
-# g4ad is the one GPU family in the `g` category whose GPUs are AMD's.
-_EC2_FAMILY_OVERRIDES = {"g4ad": AMD_GPU}
+# Karpenter categories the pack pins to one resource. `g` counts as NVIDIA here (only g4ad
+# is AMD's, and a pool pinned to it by family is recognised as AMD).
 _EC2_CATEGORY_RESOURCES = {
     "g": NVIDIA_GPU,
     "gr": NVIDIA_GPU,
@@ -176,26 +138,11 @@ _EC2_CATEGORY_RESOURCES = {
     "trn": AWS_NEURON,
     "inf": AWS_NEURON,
 }
-_OCI_GPU_SHAPE = re.compile(r"^(?:VM|BM)\.GPU")
 
 
 def _ec2_family_resource(family: str) -> str | None:
-    if family in _EC2_FAMILY_OVERRIDES:
-        return _EC2_FAMILY_OVERRIDES[family]
-    match = _EC2_FAMILY.match(family)
-    return None if match is None else _EC2_CATEGORY_RESOURCES.get(match["category"])
-
-
-def _table_accelerator(shape: str) -> Accelerator | None:
-    if _OCI_GPU_SHAPE.match(shape):
-        resource = AMD_GPU if ".MI300X." in shape else NVIDIA_GPU
-        last = shape.rsplit(".", 1)[-1]
-        return Accelerator(resource, int(last) if last.isdigit() else None)
-    family = shape.split(".", 1)[0]
-    resource = _ec2_family_resource(family)
-    if resource is None:
-        return None
-    return Accelerator(resource, _EC2_ACCELERATOR_COUNTS.get(shape))
+    resources = family_resource(family)
+    return next(iter(resources)) if resources and len(resources) == 1 else None
 
 
 # --- reading engine-shaped properties ------------------------------------------------------
