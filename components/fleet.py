@@ -22,7 +22,9 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from .specs.base import Issue, SpecError, issues_from_validation_error
+from .governance.fleet_refs import prepare_platforms, prepare_quotas
+from .recipe_fleet import place_fleet_recipes, prepare_recipe
+from .specs.base import Issue, SpecError, format_path, issues_from_validation_error
 from .specs.clusters import ClusterTarget
 
 PROJECT = "nodepools"
@@ -52,6 +54,7 @@ class FleetContext:
     invalid_clusters: set[str] = field(default_factory=set)  # declared, but reported as invalid
     entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
     built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
+    current: str | None = None  # name of the entry being prepared (for hooks that need it)
 
 
 def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
@@ -78,6 +81,14 @@ def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
     return args
 
 
+def check_karpenter_pool(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
+    """KarpenterNodePool's cross-field rules and manifest validation, run with the fleet's."""
+    from .karpenter_node_pool import check_fleet_entry
+
+    check_fleet_entry(args, path)
+    return args
+
+
 # section (config key) -> component name -> kind. Sections are built in this order, so
 # later sections may refer to entries of earlier ones.
 SECTIONS: dict[str, dict[str, FleetKind]] = {
@@ -88,7 +99,36 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
         "GpuSpotPool": FleetKind(
             "components.gpu_spot_pool", "GpuSpotPool", "GpuSpotPoolArgs", resolve_cluster
         ),
+        "KarpenterNodePool": FleetKind(
+            "components.karpenter_node_pool",
+            "KarpenterNodePool",
+            "KarpenterNodePoolArgs",
+            check_karpenter_pool,
+        ),
+        "SharedNodePool": FleetKind(
+            "components.shared_node_pool", "SharedNodePool", "SharedNodePoolArgs", resolve_cluster
+        ),
     },
+    # After `pools`: a recipe's `pools: [names]` become plain descriptions of those entries,
+    # so recipes never depend on (or get deleted with) the pool resources.
+    "recipes": {
+        "Recipe": FleetKind("components.recipe", "Recipe", "RecipeArgs", prepare_recipe),
+    },
+    # Governs pools of the sections above; `pools` entries may name them.
+    "governance": {
+        "PoolQuotas": FleetKind(
+            "components.quotas", "PoolQuotas", "PoolQuotasArgs", prepare_quotas
+        ),
+        "PoolPlatforms": FleetKind(
+            "components.platforms", "PoolPlatforms", "PoolPlatformsArgs", prepare_platforms
+        ),
+    },
+}
+
+# section -> hook run on all validated entries before anything is built; it may replace
+# its section's entries (recipes are placed together and each pinned to its pool).
+ARRANGE: dict[str, Callable[[list[FleetEntry]], list[FleetEntry]]] = {
+    "recipes": place_fleet_recipes,
 }
 
 _CLUSTER = TypeAdapter(ClusterTarget)
@@ -129,7 +169,9 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
             ctx.clusters[cluster_name] = _CLUSTER.validate_python(cluster)
         except ValidationError as exc:
             ctx.invalid_clusters.add(cluster_name)
-            issues += issues_from_validation_error(exc, f"{_key(CLUSTERS_KEY)}.{cluster_name}")
+            issues += issues_from_validation_error(
+                exc, format_path([cluster_name], _key(CLUSTERS_KEY))
+            )
 
     entries: list[FleetEntry] = []
     names: dict[str, str] = {}
@@ -148,6 +190,13 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
             if entry is not None:
                 entries.append(entry)
                 ctx.entries[entry.name] = (entry.component, entry.args)
+    if not issues:
+        for arrange in ARRANGE.values():
+            try:
+                entries = arrange(entries)
+            except SpecError as exc:
+                issues.extend(exc.issues)
+        ctx.entries = {entry.name: (entry.component, entry.args) for entry in entries}
     if issues:
         raise SpecError("fleet config", issues)
     return entries, ctx
@@ -180,6 +229,7 @@ def _validate_entry(
     names[name] = path
     kind = kinds[component]
     _, args_model = kind.load()
+    ctx.current = name
     try:
         prepared = kind.prepare(args, ctx, path) if kind.prepare else args
         model = args_model.model_validate(prepared)

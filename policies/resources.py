@@ -33,6 +33,11 @@ OKE_NODE_POOL = "oci:ContainerEngine/nodePool:NodePool"
 DYNAMIC_RESOURCE = "pulumi-python:dynamic:Resource"
 # ROSA machine pools are dynamic resources; this input says which OCM object they manage.
 ROSA_MACHINE_POOL = "ocm:clusters_mgmt/v1:MachinePool"
+# The type `components.backends.rosa.OcmMachinePool` registers under (a dynamic resource
+# subclass names its own module and type). The generic dynamic type is accepted as well,
+# for a pool built directly on `pulumi.dynamic.Resource` with the OCM provider.
+ROSA_MACHINE_POOL_TYPE = "pulumi-python:dynamic/ocm:MachinePool"
+ROSA_RESOURCE_TYPES = (ROSA_MACHINE_POOL_TYPE, DYNAMIC_RESOURCE)
 KARPENTER_NODE_POOL = "kubernetes:karpenter.sh/v1:NodePool"
 KARPENTER_NODE_CLASS = "kubernetes:karpenter.k8s.aws/v1:EC2NodeClass"
 
@@ -96,7 +101,7 @@ def pool_view(resource_type: str, props: Mapping[str, Any], name: str) -> PoolVi
         return _eks_pool(props, name)
     if resource_type == OKE_NODE_POOL:
         return _oke_pool(props, name)
-    if resource_type == DYNAMIC_RESOURCE and props.get("resource_type") == ROSA_MACHINE_POOL:
+    if is_rosa_machine_pool(resource_type, props):
         return _rosa_pool(props, name)
     if resource_type == KARPENTER_NODE_POOL:
         return _karpenter_pool(props, name)
@@ -104,7 +109,7 @@ def pool_view(resource_type: str, props: Mapping[str, Any], name: str) -> PoolVi
 
 
 def is_rosa_machine_pool(resource_type: str, props: Mapping[str, Any]) -> bool:
-    return resource_type == DYNAMIC_RESOURCE and props.get("resource_type") == ROSA_MACHINE_POOL
+    return resource_type in ROSA_RESOURCE_TYPES and props.get("resource_type") == ROSA_MACHINE_POOL
 
 
 # --- accelerator catalog -------------------------------------------------------------------

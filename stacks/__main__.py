@@ -1,13 +1,15 @@
 """The stack program: builds the fleet declared in this stack's `nodepools:*` config.
 
 `pulumi up --stack dev` runs it for real; `python -m components plan --stack dev` runs it
-offline. Each pool's scheduling info is exported for workloads to use.
+offline. Each pool's scheduling info is exported for workloads to use, and so is where
+each recipe went.
 """
 
 import pulumi
 
 from components.fleet import deploy_fleet, read_stack_config
 from components.pool_component import PoolComponent
+from components.recipe import Recipe
 
 built = deploy_fleet(read_stack_config())
 
@@ -21,5 +23,14 @@ pulumi.export(
         }
         for name, component in built.items()
         if isinstance(component, PoolComponent)
+    },
+)
+
+pulumi.export(
+    "recipes",
+    {
+        name: {"placement": component.placement, "status": component.status}
+        for name, component in built.items()
+        if isinstance(component, Recipe)
     },
 )

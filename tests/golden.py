@@ -7,24 +7,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from components.planning.report import whole_numbers
+
 GOLDEN_DIR = Path(__file__).parent / "golden"
-
-
-def _ints(value: Any) -> Any:
-    # The engine sends numbers as floats; goldens read better (and diff less) as ints.
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _ints(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_ints(v) for v in value]
-    return value
 
 
 def render(data: Any) -> str:
     if isinstance(data, str):
         return data if data.endswith("\n") else data + "\n"
-    return json.dumps(_ints(data), indent=2, sort_keys=True) + "\n"
+    return json.dumps(whole_numbers(data), indent=2, sort_keys=True) + "\n"
 
 
 def assert_golden(name: str, data: Any) -> None:

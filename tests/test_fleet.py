@@ -40,7 +40,7 @@ def test_valid_fleet_builds_every_pool():
         },
     )
     capture = run(lambda: deploy_fleet(config))
-    assert [c.name for c in capture.components()] == ["cpu", "gpu"]
+    assert sorted(c.name for c in capture.components()) == ["cpu", "gpu"]
 
 
 def test_errors_name_config_paths_and_are_collected():

@@ -45,6 +45,13 @@ def _steps(workflow: dict, job: str) -> list[dict]:
     return workflow["jobs"][job]["steps"]
 
 
+def test_the_workflows_cover_every_stack_file():
+    files = sorted(
+        p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
+    )
+    assert sorted(STACKS) == files
+
+
 def test_there_are_workflows_to_check():
     assert [p.name for p in WORKFLOWS] == ["apply.yml", "plan.yml"]
 

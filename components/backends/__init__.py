@@ -15,6 +15,10 @@ from typing import Any
 BACKEND_MODULES: dict[str, str] = {
     "eks": "components.backends.eks",
     "oke": "components.backends.oke",
+    "rosa": "components.backends.rosa",
+    # Karpenter pools render custom resources rather than build from a ResolvedPool; its
+    # `build_pool` takes a ResolvedKarpenterPool.
+    "karpenter": "components.backends.karpenter",
 }
 
 

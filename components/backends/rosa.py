@@ -2,7 +2,10 @@
 
 There is no Pulumi provider for ROSA Classic, so a machine pool is a Pulumi *dynamic*
 resource: ``OcmMachinePool`` registers the inputs, and ``OcmMachinePoolProvider`` runs
-check/diff/create/read/update/delete against OCM with ``OcmClient``.
+check/diff/create/read/update/delete against OCM with ``OcmClient``. ``MachinePool`` and
+``GpuSpotPool`` on a ``RosaCluster`` come here through ``build_pool`` (end of the module):
+the resolved pool becomes an OCM body (``machine_pool_body``) and one ``OcmMachinePool``
+child named ``<name>-machine-pool``, whose ``token`` input is the cluster's token.
 
 How the OCM token stays secret
 ------------------------------
@@ -38,6 +41,7 @@ from urllib.parse import urlsplit
 import pulumi
 import pulumi.dynamic
 from pulumi.runtime import rpc
+from pydantic import SecretStr
 
 from components.backends.ocm_client import (
     DEFAULT_API_URL,
@@ -57,12 +61,16 @@ from components.backends.ocm_machine_pool_body import (
     normalize_body,
     patch_for,
 )
+from components.specs.base import Issue, SpecError
+from components.specs.pools import ResolvedPool
+from components.specs.rosa import TOKEN_ENV_VARS, RosaCluster
+
+from . import BuiltPool
 
 logger = logging.getLogger(__name__)
 
 RESOURCE_TYPE = "ocm:clusters_mgmt/v1:MachinePool"
 """Marker input naming what the dynamic resource manages; policies key on it."""
-TOKEN_ENV_VARS = ("RHCS_TOKEN", "OCM_TOKEN")
 INPUT_KEYS = ("resource_type", "cluster_id", "api_url", "sso_url", "multi_az", "body", "token")
 SETTINGS_KEYS = ("api_url", "sso_url", "multi_az", "token")
 """Inputs that change how the provider talks to OCM but not the pool itself."""
@@ -451,3 +459,66 @@ class OcmMachinePool(pulumi.dynamic.Resource, module="ocm", name="MachinePool"):
             props,
             pulumi.ResourceOptions.merge(opts, secret_opts),
         )
+
+
+# -- the pool components' backend ----------------------------------------------------------
+
+
+def machine_pool_body(pool: ResolvedPool) -> dict[str, Any]:
+    """The OCM MachinePool body of a resolved pool, in the provider's canonical form.
+
+    Taints keep their Kubernetes effect names (OCM takes them as they are). Spot without a
+    price is ``spot_market_options: {}``: OCM then caps at the on-demand price. The root
+    volume is sent only when the pool sets one, leaving OCM's default (300 GiB) otherwise.
+    """
+    body: dict[str, Any] = {"id": pool.pool_name, "instance_type": pool.instance_type}
+    if pool.autoscaled:
+        body["autoscaling"] = {"min_replicas": pool.min_nodes, "max_replicas": pool.max_nodes}
+    else:
+        body["replicas"] = pool.min_nodes
+    body["labels"] = dict(pool.labels)
+    body["taints"] = [
+        {"key": t.key, "value": t.value, "effect": t.effect}
+        if t.value is not None
+        else {"key": t.key, "effect": t.effect}
+        for t in pool.taints
+    ]
+    if pool.spot is not None:
+        options = {} if pool.spot.max_price is None else {"max_price": pool.spot.max_price}
+        body["aws"] = {"spot_market_options": options}
+    if pool.boot_volume_gb is not None:
+        body["root_volume"] = {"aws": {"size": pool.boot_volume_gb}}
+    # The spec rules and the provider's are written twice (pydantic vs plain dicts); a
+    # pool that passed one and not the other must fail here, before registration, not at
+    # `pulumi up`.
+    problems = body_problems(body, multi_az=pool.cluster.multi_az is True)
+    if problems:
+        raise SpecError(
+            f"pool {pool.component_name!r}",
+            [Issue(problem.path, problem.reason) for problem in problems],
+        )
+    return normalize_body(body)
+
+
+def token_input(cluster: RosaCluster) -> Any:
+    """The cluster's token as a resource input (plain or Output), or None for the env."""
+    token = cluster.token
+    return token.get_secret_value() if isinstance(token, SecretStr) else token
+
+
+def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltPool:
+    cluster = pool.cluster
+    body = machine_pool_body(pool)
+    machine_pool = OcmMachinePool(
+        f"{name}-machine-pool",
+        OcmMachinePoolArgs(
+            cluster_id=cluster.cluster_id,
+            body=body,
+            multi_az=cluster.multi_az,
+            api_url=cluster.api_url,
+            sso_url=cluster.sso_url,
+            token=token_input(cluster),
+        ),
+        pulumi.ResourceOptions(parent=parent),
+    )
+    return BuiltPool(pool_id=machine_pool.pool_id, resource=machine_pool)

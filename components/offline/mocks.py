@@ -27,8 +27,19 @@ def _eks_node_group(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _ocm_machine_pool(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # What the OCM provider returns on create: the pool id is the body's `id`.
+    pool_id = (inputs.get("body") or {}).get("id") or name
+    cluster_id = inputs.get("cluster_id")
+    return {
+        "pool_id": pool_id,
+        "href": f"/api/clusters_mgmt/v1/clusters/{cluster_id}/machine_pools/{pool_id}",
+    }
+
+
 COMPUTED_OUTPUTS: dict[str, OutputsFactory] = {
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
+    "pulumi-python:dynamic/ocm:MachinePool": _ocm_machine_pool,
 }
 
 

@@ -11,9 +11,12 @@ import yaml
 
 from ..offline import Capture, ProgramError, run
 from ..specs.base import SpecError
+from .governance_section import platforms_section, quotas_section
+from .placement_section import placement_section
 from .policy_section import policy_section
 from .report import Section
 from .sections import capacity_section, scheduling_section, tree_section
+from .validation_section import validation_section
 
 SectionBuilder = Callable[[Capture], Section | None]
 
@@ -22,6 +25,10 @@ SECTIONS: list[SectionBuilder] = [
     tree_section,
     scheduling_section,
     capacity_section,
+    placement_section,
+    quotas_section,
+    platforms_section,
+    validation_section,
     policy_section,
 ]
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 from ..offline import Capture
+from .report import whole_numbers
 
 
 def _slug(text: str) -> str:
@@ -26,17 +27,6 @@ def write_artifacts(capture: Capture, out_dir: Path) -> list[Path]:
             target = out_dir / "resources" / _slug(resource.type) / f"{_slug(resource.name)}.yaml"
             document = {"type": resource.type, "name": resource.name, "inputs": resource.inputs}
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(yaml.safe_dump(_ints(document), sort_keys=True))
+        target.write_text(yaml.safe_dump(whole_numbers(document), sort_keys=True))
         written.append(target)
     return sorted(written)
-
-
-def _ints(value):
-    # The engine sends numbers as floats; manifests read better with integers.
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _ints(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_ints(v) for v in value]
-    return value

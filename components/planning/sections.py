@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from ..offline import Capture, CapturedResource
-from .report import Section
+from .report import Section, whole_numbers
 
 POOL_TYPES = (
     "nodepools:index:MachinePool",
@@ -26,6 +26,17 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
         "amiType",
     ),
     "aws:autoscaling/tag:Tag": ("tag.key", "tag.value"),
+    # ROSA machine pools: the OCM body the dynamic provider sends (never the token).
+    "pulumi-python:dynamic/ocm:MachinePool": (
+        "cluster_id",
+        "multi_az",
+        "body.id",
+        "body.instance_type",
+        "body.replicas",
+        "body.autoscaling",
+        "body.aws.spot_market_options",
+        "body.root_volume.aws.size",
+    ),
     "oci:ContainerEngine/nodePool:NodePool": (
         "name",
         "nodeShape",
@@ -44,21 +55,12 @@ def _dig(data: Any, path: str) -> Any:
 
 
 def _compact(value: Any) -> str:
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    if isinstance(value, bool):
+        return json.dumps(value)  # as the stack YAML and the engine spell it
+    value = whole_numbers(value)
     if isinstance(value, dict | list):
-        return json.dumps(_ints(value), separators=(",", ":"), sort_keys=True)
+        return json.dumps(value, separators=(",", ":"), sort_keys=True)
     return str(value)
-
-
-def _ints(value: Any) -> Any:
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _ints(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_ints(v) for v in value]
-    return value
 
 
 def key_inputs(resource: CapturedResource) -> str:
@@ -98,7 +100,10 @@ def tree_section(capture: Capture) -> Section:
 
 
 def pool_components(capture: Capture) -> list[CapturedResource]:
-    return [r for r in capture.components() if r.type in POOL_TYPES]
+    # Capture order is registration order, which races on the engine's threads; sorted so
+    # the scheduling and capacity sections read the same on every run.
+    pools = [r for r in capture.components() if r.type in POOL_TYPES]
+    return sorted(pools, key=lambda r: (r.name, r.type))
 
 
 def scheduling_section(capture: Capture) -> Section:
@@ -116,6 +121,9 @@ def capacity_section(capture: Capture) -> Section:
     rows = [("pool", "cluster", "instance type", "nodes", "accelerator", "per node", "max total")]
     for pool in pool_components(capture):
         spec = pool.inputs.get("spec") or {}
+        if "minNodes" not in spec and "limits" in spec:
+            rows.append(_limited_pool_row(pool, spec))
+            continue
         if "minNodes" not in spec:
             continue
         per_node = int(spec.get("acceleratorsPerNode") or 0)
@@ -133,9 +141,29 @@ def capacity_section(capture: Capture) -> Section:
                 str(per_node * high),
             )
         )
+    if len(rows) == 1:
+        return section  # no pools in this stack: the section renders as "(none)"
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     for row in rows:
         section.lines.append(
             "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
         )
     return section
+
+
+def _limited_pool_row(pool: CapturedResource, spec: dict[str, Any]) -> tuple[str, ...]:
+    """A pool sized by resource limits (Karpenter) rather than node counts: the nodes column
+    shows its limits, the total is its accelerator limit ("unbounded" without one)."""
+    limits = {key: _compact(value) for key, value in (spec.get("limits") or {}).items()}
+    resource = spec.get("acceleratorResource")
+    model = spec.get("acceleratorModel")
+    per_node = spec.get("acceleratorsPerNode")
+    return (
+        spec.get("poolName", pool.name),
+        spec.get("clusterKind", "?"),
+        spec.get("instanceType", "?"),
+        "limits " + ",".join(f"{k}={v}" for k, v in limits.items()) if limits else "unbounded",
+        f"{resource} ({model})" if resource and model else resource or "-",
+        "-" if not resource else _compact(per_node) if per_node else "?",
+        "-" if not resource else limits.get(resource, "unbounded"),
+    )

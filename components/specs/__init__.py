@@ -13,6 +13,14 @@ from .accelerators import (
 )
 from .base import Issue, PathError, SpecError, SpecModel, parse_spec
 from .clusters import CAPABILITIES, ClusterTarget, EksCluster, OkeCluster, OkePlacement
+from .karpenter import (
+    Budget,
+    Disruption,
+    KarpenterNodePoolArgs,
+    ResolvedKarpenterPool,
+    resolve_karpenter_pool,
+)
+from .karpenter_node_class import NodeClassArgs
 from .labels import (
     MAX_NODES_TAG,
     MIN_NODES_TAG,
@@ -32,6 +40,7 @@ from .pools import (
     resolve_gpu_spot_pool,
     resolve_pool,
 )
+from .rosa import RosaCluster
 from .scaling import Scaling, Spot
 from .taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints
 
@@ -49,17 +58,23 @@ __all__ = [
     "SHARED_POOL_LABEL",
     "TAINT_EFFECTS",
     "Accelerator",
+    "Budget",
     "ClusterTarget",
+    "Disruption",
     "EksCluster",
     "GpuSpotPoolArgs",
     "Issue",
+    "KarpenterNodePoolArgs",
     "Labels",
     "MachinePoolArgs",
+    "NodeClassArgs",
     "OkeCluster",
     "OkePlacement",
     "PathError",
     "PoolArgsBase",
+    "ResolvedKarpenterPool",
     "ResolvedPool",
+    "RosaCluster",
     "Scaling",
     "SpecError",
     "SpecModel",
@@ -76,5 +91,6 @@ __all__ = [
     "merge_taints",
     "parse_spec",
     "resolve_gpu_spot_pool",
+    "resolve_karpenter_pool",
     "resolve_pool",
 ]

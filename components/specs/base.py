@@ -48,6 +48,20 @@ class Issue:
         return f"`{self.path}`: {self.message}" if self.path else self.message
 
 
+class NestedIssues(ValueError):
+    """Raised by a model validator that found several problems below its model.
+
+    Cross-field checks (a quota naming an unknown pool, quotas above a pool's capacity)
+    run in `mode="after"` validators, which pydantic reports as one error at the model's
+    location; this carries each problem with its own subpath so that
+    `issues_from_validation_error` can report them one by one.
+    """
+
+    def __init__(self, issues: Sequence[Issue]):
+        self.issues = tuple(issues)
+        super().__init__("; ".join(str(issue) for issue in self.issues))
+
+
 class SpecError(ValueError):
     """Every problem found in one spec, raised once before anything is registered."""
 
@@ -92,9 +106,14 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
         if kind == "value_error":
             # Our own validators already quote the value in their message.
             cause = error.get("ctx", {}).get("error")
+            if isinstance(cause, NestedIssues):
+                issues.extend(
+                    Issue(join_path(path, issue.path), issue.message) for issue in cause.issues
+                )
+                continue
             message = str(cause) if cause is not None else error["msg"]
             if isinstance(cause, PathError):
-                path = f"{path}.{cause.subpath}" if path else cause.subpath
+                path = join_path(path, cause.subpath)
         elif kind == "extra_forbidden":
             message = f"unknown field (got {_quote(error['input'])})"
         elif kind == "missing":
@@ -108,6 +127,14 @@ def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list
             message = f"{error['msg'][0].lower()}{error['msg'][1:]} (got {_quote(error['input'])})"
         issues.append(Issue(path, message))
     return issues
+
+
+def join_path(prefix: str, path: str) -> str:
+    """`prefix` and a path below it, e.g. `nodepools:pools[1]` + `limits["cpu"]`."""
+    # The prefix is already a path: quoted as one key it would read `["nodepools:pools[1]"]`.
+    if not prefix or not path:
+        return prefix or path
+    return f"{prefix}{path}" if path.startswith("[") else f"{prefix}.{path}"
 
 
 def _is_union_tag(part: Any) -> bool:

@@ -9,6 +9,7 @@ from pydantic import Field, field_validator
 
 from .base import SpecModel, register_union_tags, wired
 from .labels import Labels
+from .rosa import RosaCluster
 
 _EKS_AMI_TYPES = (
     "AL2023_x86_64_STANDARD",
@@ -91,10 +92,9 @@ class OkeCluster(SpecModel):
     )
 
 
-register_union_tags("eks", "oke")
+register_union_tags("eks", "oke", "rosa")
 
-# The ROSA target joins this union in components.specs.rosa (its own issue).
-ClusterTarget = Annotated[EksCluster | OkeCluster, Field(discriminator="kind")]
+ClusterTarget = Annotated[EksCluster | OkeCluster | RosaCluster, Field(discriminator="kind")]
 
 
 class ClusterCapabilities(SpecModel):
@@ -105,6 +105,13 @@ class ClusterCapabilities(SpecModel):
     spot_max_price_why: str = ""
     boot_volume_gb: tuple[int, int] = Field(description="Inclusive range of boot volume sizes.")
     replicas_multiple: int = Field(default=1, description="Node counts must be multiples of this.")
+    multi_az_replicas_multiple: int = Field(
+        default=1,
+        description="`replicas_multiple` on a cluster whose `multi_az` is true; default 1.",
+    )
+    replicas_multiple_why: str = Field(
+        default="", description="Why counts must be multiples, quoted in errors; default empty."
+    )
 
 
 CAPABILITIES: dict[str, ClusterCapabilities] = {
@@ -121,9 +128,21 @@ CAPABILITIES: dict[str, ClusterCapabilities] = {
         spot_max_price_why="OCI preemptible capacity has a fixed discount and no bid price",
         boot_volume_gb=(50, 32768),
     ),
+    "rosa": ClusterCapabilities(
+        title="ROSA Classic machine pools",
+        spot_max_price=True,
+        boot_volume_gb=(128, 16384),
+        multi_az_replicas_multiple=3,
+        replicas_multiple_why="a multi-AZ cluster spreads every machine pool evenly over "
+        "its 3 availability zones",
+    ),
 }
 
 
 def capabilities_for(cluster: object) -> ClusterCapabilities | None:
+    """What `cluster` can do: its kind's capabilities, adjusted for a multi-AZ cluster."""
     kind = getattr(cluster, "kind", None)
-    return CAPABILITIES.get(kind) if isinstance(kind, str) else None
+    caps = CAPABILITIES.get(kind) if isinstance(kind, str) else None
+    if caps is not None and getattr(cluster, "multi_az", False) is True:
+        return caps.model_copy(update={"replicas_multiple": caps.multi_az_replicas_multiple})
+    return caps

@@ -14,9 +14,21 @@ POOL_LABEL = "nodepools.dev/pool"
 SHARED_POOL_LABEL = "nodepools.dev/shared-pool"
 # The optional selector a SharedNodePool is published under for recipes to match.
 POOL_SELECTOR_LABEL = "nodepools.dev/pool-selector"
+# Marks the pods of a Recipe (its Deployment's selector and its Service's).
+RECIPE_LABEL = "nodepools.dev/recipe"
+# Kubernetes' well-known node label holding the instance type (the OCI shape on OKE);
+# recipes still waiting for a shared pool select on it.
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 # Freeform tags holding autoscaling bounds where a cloud's pool has only a size (OKE).
 MIN_NODES_TAG = "nodepools.dev/min-nodes"
 MAX_NODES_TAG = "nodepools.dev/max-nodes"
+# PoolQuotas: the Run:ai department and project a namespace belongs to.
+DEPARTMENT_LABEL = "nodepools.dev/department"
+PROJECT_LABEL = "nodepools.dev/project"
+# PoolPlatforms: the platform (machine type) a PodTemplate and its pods are for, and the
+# annotation marking the pool's default platform.
+PLATFORM_LABEL = "nodepools.dev/platform"
+DEFAULT_PLATFORM_ANNOTATION = "nodepools.dev/default-platform"
 
 _NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")

@@ -6,11 +6,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
 from .accelerators import Accelerator, lookup_accelerator
 from .base import Issue, PathError, SpecError, SpecModel
-from .clusters import ClusterTarget, capabilities_for
+from .clusters import ClusterCapabilities, ClusterTarget, capabilities_for
 from .labels import POOL_LABEL, Labels
 from .scaling import Scaling, Spot
 from .taints import Taint, Taints, merge_taints
@@ -34,6 +34,11 @@ def pool_name_problem(name: str) -> str | None:
     return None
 
 
+def _not_a_multiple(count: int, caps: ClusterCapabilities) -> str:
+    why = f": {caps.replicas_multiple_why}" if caps.replicas_multiple_why else ""
+    return f"{count} must be a multiple of {caps.replicas_multiple} for {caps.title}{why}"
+
+
 def accelerator_taint(accelerator: Accelerator) -> Taint:
     """The taint that keeps pods without an accelerator request off accelerator nodes."""
     return Taint(key=accelerator.resource, value="true", effect="NoSchedule")
@@ -46,7 +51,8 @@ class PoolArgsBase(SpecModel):
     """
 
     cluster: ClusterTarget = Field(
-        description="Where the pool lives: an `EksCluster` or `OkeCluster` (by `kind`). Required."
+        description="Where the pool lives: an `EksCluster`, `OkeCluster` or `RosaCluster` "
+        "(by `kind`). Required."
     )
     instance_type: str = Field(
         min_length=1,
@@ -91,6 +97,35 @@ class PoolArgsBase(SpecModel):
         if autoscaling is not None and info.data.get("replicas") is not None:
             raise ValueError("Only one of `replicas` or `autoscaling` can be provided.")
         return handler(autoscaling)
+
+    @field_validator("replicas")
+    @classmethod
+    def _replicas_multiple(cls, replicas: int | None, info: ValidationInfo):
+        caps = capabilities_for(info.data.get("cluster"))
+        if replicas is not None and caps and replicas % caps.replicas_multiple:
+            raise ValueError(_not_a_multiple(replicas, caps))
+        return replicas
+
+    @field_validator("autoscaling")
+    @classmethod
+    def _autoscaling_multiples(cls, autoscaling: Scaling | None, info: ValidationInfo):
+        caps = capabilities_for(info.data.get("cluster"))
+        if autoscaling is None or caps is None or caps.replicas_multiple == 1:
+            return autoscaling
+        # Raised as one error per bound, so both are reported at their own paths.
+        line_errors = [
+            {
+                "type": "value_error",
+                "loc": (bound,),
+                "input": count,
+                "ctx": {"error": ValueError(_not_a_multiple(count, caps))},
+            }
+            for bound in ("min_replicas", "max_replicas")
+            if (count := getattr(autoscaling, bound)) % caps.replicas_multiple
+        ]
+        if line_errors:
+            raise ValidationError.from_exception_data("Scaling", line_errors)
+        return autoscaling
 
     @field_validator("labels")
     @classmethod

@@ -15,12 +15,12 @@ from typing import Any
 from policies.governance import KUEUE_CLUSTER_QUEUE, KUEUE_RESOURCE_FLAVOR
 from policies.pods import DEPLOYMENT, POD_TEMPLATE
 from policies.resources import (
-    DYNAMIC_RESOURCE,
     EKS_NODE_GROUP,
     KARPENTER_NODE_POOL,
     OKE_NODE_POOL,
     POOL_LABEL,
     ROSA_MACHINE_POOL,
+    ROSA_MACHINE_POOL_TYPE,
     SHARED_POOL_LABEL,
 )
 
@@ -174,7 +174,7 @@ def rosa_machine_pool(
         options = {} if spot_max_price is None else {"max_price": spot_max_price}
         body["aws"] = {"spot_market_options": options}
     return Resource(
-        DYNAMIC_RESOURCE,
+        ROSA_MACHINE_POOL_TYPE,
         f"{pool}-machine-pool",
         {
             "resource_type": ROSA_MACHINE_POOL,

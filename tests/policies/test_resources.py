@@ -17,6 +17,7 @@ from policies.resources import (
     NVIDIA_GPU,
     Accelerator,
     Taint,
+    is_rosa_machine_pool,
     pool_view,
     taints_from_kubelet_args,
 )
@@ -137,6 +138,25 @@ def test_dynamic_resources_other_than_machine_pools_are_not_pools():
     pool.props["resource_type"] = "ocm:clusters_mgmt/v1:IdentityProvider"
 
     assert pool_view(pool.type, pool.props, pool.name) is None
+
+
+@pytest.mark.parametrize(
+    ("resource_type", "is_pool"),
+    [
+        # What OcmMachinePool registers as (checked against a real registration in
+        # tests/backends/test_rosa_backend.py).
+        ("pulumi-python:dynamic/ocm:MachinePool", True),
+        # The OCM provider used directly on the generic dynamic resource.
+        ("pulumi-python:dynamic:Resource", True),
+        # Someone else's dynamic resource that happens to carry the same marker input.
+        ("pulumi-python:dynamic/other:MachinePool", False),
+    ],
+)
+def test_rosa_pools_are_recognised_by_type_and_marker(resource_type, is_pool):
+    pool = rosa_machine_pool()
+
+    assert is_rosa_machine_pool(resource_type, pool.props) is is_pool
+    assert (pool_view(resource_type, pool.props, pool.name) is not None) is is_pool
 
 
 @pytest.mark.parametrize(

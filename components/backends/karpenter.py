@@ -1,0 +1,206 @@
+"""Karpenter backend: a resolved pool -> EC2NodeClass and NodePool manifests -> custom resources.
+
+Rendering (`render_manifests`) and checking (`manifest_issues`) are pure functions of the
+resolved pool, usable without pulumi_kubernetes (tests, the validator, `plan`);
+`build_pool` registers the manifests as `pulumi_kubernetes` custom resources and is the
+only place that imports it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..specs.base import Issue, is_output
+from ..specs.karpenter import ResolvedKarpenterPool
+from ..specs.karpenter_node_class import NodeClassArgs, ami_family
+from ..specs.taints import Taint
+from . import BuiltPool
+
+NODE_POOL_API_VERSION = "karpenter.sh/v1"
+NODE_CLASS_API_VERSION = "karpenter.k8s.aws/v1"
+NODE_CLASS_GROUP = "karpenter.k8s.aws"
+NODE_CLASS_KIND = "EC2NodeClass"
+
+# Manifests by role; the role is also the suffix of the child resource's name.
+NODE_CLASS = "node_class"
+NODE_POOL = "node_pool"
+
+# Stands in for a value only known after another resource is created (e.g. a role made
+# in the same program) when the manifests are validated before anything is registered.
+UNKNOWN_PLACEHOLDER = "unknown-until-applied"
+
+# Bottlerocket keeps the OS on a small volume and containers and images on a second one;
+# Karpenter's default OS volume is 4 GiB, kept when the data volume is resized.
+_BOTTLEROCKET_OS_VOLUME = "4Gi"
+
+
+def _taint(taint: Taint) -> dict[str, str]:
+    # Karpenter rejects `value: ""`, so a taint without a value has no `value` key at all.
+    rendered = {"key": taint.key, "effect": taint.effect}
+    if taint.value is not None:
+        rendered["value"] = taint.value
+    return rendered
+
+
+def _block_devices(node_class: NodeClassArgs) -> list[dict[str, Any]]:
+    volume = {
+        "deleteOnTermination": True,
+        "encrypted": True,
+        "volumeSize": f"{node_class.boot_volume_gb}Gi",
+        "volumeType": "gp3",
+    }
+    family = ami_family(node_class.ami_alias)
+    if family == "bottlerocket":
+        return [
+            {"deviceName": "/dev/xvda", "ebs": {**volume, "volumeSize": _BOTTLEROCKET_OS_VOLUME}},
+            {"deviceName": "/dev/xvdb", "ebs": volume},
+        ]
+    device = "/dev/sda1" if family.startswith("windows") else "/dev/xvda"
+    return [{"deviceName": device, "ebs": volume, "rootVolume": True}]
+
+
+def render_node_class(pool: ResolvedKarpenterPool) -> dict[str, Any]:
+    """The `karpenter.k8s.aws/v1` EC2NodeClass of `pool` (which must have `node_class`)."""
+    node_class = pool.node_class
+    assert node_class is not None
+    spec: dict[str, Any] = {"amiSelectorTerms": [{"alias": node_class.ami_alias}]}
+    if node_class.boot_volume_gb is not None:
+        spec["blockDeviceMappings"] = _block_devices(node_class)
+    if node_class.detailed_monitoring is not None:
+        spec["detailedMonitoring"] = node_class.detailed_monitoring
+    if node_class.instance_profile is not None:
+        spec["instanceProfile"] = node_class.instance_profile
+    if node_class.instance_store_policy is not None:
+        spec["instanceStorePolicy"] = node_class.instance_store_policy
+    if node_class.role is not None:
+        spec["role"] = node_class.role
+    spec["securityGroupSelectorTerms"] = [
+        {"tags": dict(term)} for term in node_class.security_group_selector_tags
+    ]
+    spec["subnetSelectorTerms"] = [{"tags": dict(term)} for term in node_class.subnet_selector_tags]
+    if node_class.tags:
+        spec["tags"] = dict(node_class.tags)
+    return {
+        "apiVersion": NODE_CLASS_API_VERSION,
+        "kind": NODE_CLASS_KIND,
+        "metadata": {"name": pool.node_class_name},
+        "spec": spec,
+    }
+
+
+def render_node_pool(pool: ResolvedKarpenterPool) -> dict[str, Any]:
+    """The `karpenter.sh/v1` NodePool of `pool`."""
+    template_spec: dict[str, Any] = {}
+    if pool.expire_after is not None:
+        template_spec["expireAfter"] = pool.expire_after
+    template_spec["nodeClassRef"] = {
+        "group": NODE_CLASS_GROUP,
+        "kind": NODE_CLASS_KIND,
+        "name": pool.node_class_name,
+    }
+    template_spec["requirements"] = [r.to_manifest() for r in pool.requirements]
+    if pool.startup_taints:
+        template_spec["startupTaints"] = [_taint(t) for t in pool.startup_taints]
+    if pool.taints:
+        template_spec["taints"] = [_taint(t) for t in pool.taints]
+    if pool.termination_grace_period is not None:
+        template_spec["terminationGracePeriod"] = pool.termination_grace_period
+
+    disruption: dict[str, Any] = {
+        "consolidateAfter": pool.consolidate_after,
+        "consolidationPolicy": pool.consolidation_policy,
+    }
+    if pool.budgets is not None:
+        disruption["budgets"] = [
+            budget.model_dump(exclude_none=True, by_alias=True) for budget in pool.budgets
+        ]
+    spec: dict[str, Any] = {"disruption": disruption}
+    if pool.limits:
+        spec["limits"] = dict(pool.limits)
+    spec["template"] = {"metadata": {"labels": dict(pool.labels)}, "spec": template_spec}
+    if pool.weight is not None:
+        spec["weight"] = pool.weight
+    return {
+        "apiVersion": NODE_POOL_API_VERSION,
+        "kind": "NodePool",
+        "metadata": {"name": pool.pool_name},
+        "spec": spec,
+    }
+
+
+def render_manifests(pool: ResolvedKarpenterPool) -> dict[str, dict[str, Any]]:
+    """The manifests of `pool` by role, in apply order: the node class (unless an existing
+    one is used), then the NodePool."""
+    manifests: dict[str, dict[str, Any]] = {}
+    if pool.node_class is not None:
+        manifests[NODE_CLASS] = render_node_class(pool)
+    manifests[NODE_POOL] = render_node_pool(pool)
+    return manifests
+
+
+def _known(value: Any) -> Any:
+    if is_output(value):
+        return UNKNOWN_PLACEHOLDER
+    if isinstance(value, dict):
+        return {key: _known(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_known(item) for item in value]
+    return value
+
+
+def manifest_issues(manifests: dict[str, dict[str, Any]], prefix: str = "") -> list[Issue]:
+    """Every reason the API server would reject the manifests, as issues whose path names
+    the manifest (`manifests.node_pool.spec...`) and whose message is the upstream one."""
+    from ..validation import validate_manifest  # the CEL runtime loads on first validation
+
+    issues: list[Issue] = []
+    for role, manifest in manifests.items():
+        where = f"{prefix}.manifests.{role}" if prefix else f"manifests.{role}"
+        for violation in validate_manifest(_known(manifest)):
+            path = f"{where}.{violation.path}" if violation.path else where
+            issues.append(Issue(path, violation.message))
+    return issues
+
+
+@dataclass(frozen=True)
+class BuiltKarpenterPool(BuiltPool):
+    """What the Karpenter backend registered; `resource` is the NodePool."""
+
+    node_class: Any = None  # the EC2NodeClass resource, None when an existing one is used
+    node_class_name: Any = None  # pulumi.Output[str]
+
+
+def build_pool(
+    name: str, pool: ResolvedKarpenterPool, parent: Any, manifests: dict[str, Any] | None = None
+) -> BuiltKarpenterPool:
+    """Register the node class (if any) and the NodePool as children of `parent`."""
+    import pulumi
+    from pulumi_kubernetes.apiextensions import CustomResource
+
+    manifests = manifests if manifests is not None else render_manifests(pool)
+
+    def register(role: str, depends_on: list[Any]) -> Any:
+        manifest = manifests[role]
+        return CustomResource(
+            f"{name}-{role.replace('_', '-')}",
+            api_version=manifest["apiVersion"],
+            kind=manifest["kind"],
+            metadata=manifest["metadata"],
+            spec=manifest["spec"],
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
+        )
+
+    node_class = register(NODE_CLASS, []) if NODE_CLASS in manifests else None
+    node_pool = register(NODE_POOL, [node_class] if node_class is not None else [])
+    node_class_name = (
+        node_class.metadata.apply(lambda meta: meta["name"])
+        if node_class is not None
+        else pulumi.Output.from_input(pool.node_class_name)
+    )
+    return BuiltKarpenterPool(
+        pool_id=node_pool.metadata.apply(lambda meta: meta["name"]),
+        resource=node_pool,
+        node_class=node_class,
+        node_class_name=node_class_name,
+    )

@@ -1,0 +1,109 @@
+"""Fleet hooks for the `governance` section: fleet pool names -> pool descriptions.
+
+In stack config, PoolQuotas `pools` and PoolPlatforms `pool` may name pools of the
+`nodepools:pools` section (`pools: [gpu-spot, {name: default, gpus: 80}]`); a name becomes
+the description of that pool as it will be built (identity label, taints, accelerators
+at its maximum size). A PoolPlatforms `pool` that names no fleet pool is a pool that
+exists outside this stack (an OSMO pool) and stays a plain name.
+
+Each hook also renders the entry once (without registering anything), so the fleet's
+validation reports every problem of a governance entry, with its config path, before the
+first resource of the stack is created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..specs.base import Issue, SpecError, parse_spec
+from ..specs.governed_pool import describe_resolved
+from ..specs.platforms import PoolPlatformsArgs
+from ..specs.pools import resolve_gpu_spot_pool, resolve_pool
+from ..specs.quotas import PoolQuotasArgs
+from .kueue import render_quotas
+from .platforms import render_platforms
+
+# Pool kinds whose built pool can be described from their args alone.
+RESOLVERS: dict[str, Callable[[Any, str], Any]] = {
+    "MachinePool": resolve_pool,
+    "GpuSpotPool": resolve_gpu_spot_pool,
+}
+
+
+def _fleet_pool(name: str, ctx: Any, path: str) -> tuple[dict[str, Any], Any] | Issue:
+    """(description, cluster) of fleet pool `name`, or the Issue explaining why not."""
+    entry = ctx.entries.get(name)
+    if entry is None:
+        known = ", ".join(sorted(n for n, (kind, _) in ctx.entries.items() if kind in RESOLVERS))
+        return Issue(path, f"unknown fleet pool {name!r} (pools: {known or 'none declared'})")
+    component, args = entry
+    resolver = RESOLVERS.get(component)
+    if resolver is None:
+        return Issue(
+            path,
+            f"{name!r} is a {component}, which governance can't read by name yet; describe "
+            "it ({name, node_labels, taints, gpus, cpu, memory})",
+        )
+    resolved = resolver(args, name)
+    return describe_resolved(resolved, name), resolved.cluster
+
+
+def _dry_run(
+    model: type, render: Callable[[str, Any], Any], args: dict[str, Any], ctx: Any, path: str
+) -> dict[str, Any]:
+    """Validate and render the entry (registering nothing); problems carry config paths."""
+    spec = parse_spec(model, args, "fleet", prefix=path)
+    try:
+        render(ctx.current or "", spec)
+    except SpecError as error:
+        issues = [
+            Issue(f"{path}.{issue.path}" if issue.path else path, issue.message)
+            for issue in error.issues
+        ]
+        raise SpecError("fleet", issues) from None
+    return args
+
+
+def prepare_quotas(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
+    pools = args.get("pools")
+    if isinstance(pools, list):
+        issues: list[Issue] = []
+        described: list[Any] = []
+        clusters: list[tuple[str, Any]] = []
+        for i, pool in enumerate(pools):
+            if not isinstance(pool, str):
+                described.append(pool)
+                continue
+            found = _fleet_pool(pool, ctx, f"{path}.pools[{i}]")
+            if isinstance(found, Issue):
+                issues.append(found)
+                continue
+            description, cluster = found
+            # Kueue objects live in one cluster; quota can't span clusters (no MultiKueue).
+            for other, other_cluster in clusters:
+                if other_cluster != cluster:
+                    issues.append(
+                        Issue(
+                            f"{path}.pools[{i}]",
+                            f"pool {pool!r} is on another cluster than {other!r}; one "
+                            "PoolQuotas governs the pools of one cluster",
+                        )
+                    )
+                    break
+            clusters.append((pool, cluster))
+            described.append(description)
+        if issues:
+            raise SpecError("fleet", issues)
+        args = {**args, "pools": described}
+    return _dry_run(PoolQuotasArgs, render_quotas, args, ctx, path)
+
+
+def prepare_platforms(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
+    pool = args.get("pool")
+    if isinstance(pool, str) and pool in ctx.entries:
+        found = _fleet_pool(pool, ctx, f"{path}.pool")
+        if isinstance(found, Issue):
+            raise SpecError("fleet", [found])
+        args = {**args, "pool": found[0]}
+    return _dry_run(PoolPlatformsArgs, render_platforms, args, ctx, path)

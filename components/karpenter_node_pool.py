@@ -1,0 +1,105 @@
+"""KarpenterNodePool: a Karpenter v1 NodePool and its EC2NodeClass, validated before creation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from .backends import backend_for
+from .backends.karpenter import manifest_issues, render_manifests
+from .pool_component import PoolComponent
+from .scheduling import SchedulingInfo
+from .specs.base import Issue, SpecError, join_path, parse_spec
+from .specs.karpenter import (
+    NODEPOOL_LABEL,
+    KarpenterNodePoolArgs,
+    ResolvedKarpenterPool,
+    resolve_karpenter_pool,
+)
+
+# Stands in for a fleet entry's name while the entry is checked before the fleet is built;
+# it only appears in rendered object names, never in a rule that could fail.
+_FLEET_CHECK_NAME = "fleet-check"
+
+
+def prepare_pool(
+    args: KarpenterNodePoolArgs | dict[str, Any], name: str, subject: str, prefix: str = ""
+) -> tuple[ResolvedKarpenterPool, dict[str, dict[str, Any]]]:
+    """Parse, resolve, render and validate: the pool and its manifests, or one SpecError
+    listing every problem (paths under `prefix`), before anything is registered."""
+    spec = parse_spec(KarpenterNodePoolArgs, args, subject, prefix)
+    try:
+        pool = resolve_karpenter_pool(spec, name, subject)
+    except SpecError as exc:
+        raise SpecError(subject, [_under(prefix, issue) for issue in exc.issues]) from None
+    manifests = render_manifests(pool)
+    issues = manifest_issues(manifests, prefix)
+    if issues:
+        raise SpecError(subject, issues)
+    return pool, manifests
+
+
+def _under(prefix: str, issue: Issue) -> Issue:
+    return Issue(join_path(prefix, issue.path), issue.message)
+
+
+def check_fleet_entry(args: dict[str, Any], path: str) -> None:
+    """Everything `KarpenterNodePool` would check, for a fleet entry at config `path`."""
+    prepare_pool(args, _FLEET_CHECK_NAME, "fleet config", prefix=path)
+
+
+def karpenter_scheduling(pool: ResolvedKarpenterPool) -> SchedulingInfo:
+    """Select the NodePool by `karpenter.sh/nodepool` (so Karpenter launches from this pool
+    and no other) as well as by the identity label; tolerate its taints (not its startup
+    taints, which are gone before pods land); request its accelerator."""
+    return SchedulingInfo.for_pool(
+        pool.pool_name,
+        pool.taints,
+        pool.accelerator,
+        extra_selector={NODEPOOL_LABEL: pool.pool_name},
+    )
+
+
+class KarpenterNodePool(PoolComponent):
+    """Karpenter capacity: a `karpenter.sh/v1` NodePool and, unless `node_class_name` names an
+    existing one, a `karpenter.k8s.aws/v1` EC2NodeClass (children `<name>-node-class`,
+    `<name>-node-pool`; the NodePool depends on the class).
+
+    Accelerator-only pools (every instance their requirements allow has one kind of
+    accelerator) default to `WhenEmpty` consolidation after 10m and a
+    `<accelerator>=true:NoSchedule` taint. The rendered manifests are validated against the
+    upstream CRDs before anything is registered.
+
+    Outputs: `pool_name`, `pool_id` (the NodePool's name), `node_class_name`,
+    `scheduling_info`, `scheduling_info_yaml`, `manifests` (the rendered dicts by role).
+    """
+
+    TYPE = "nodepools:index:KarpenterNodePool"
+
+    node_class_name: pulumi.Output[str]
+    manifests: pulumi.Output[dict]
+
+    def __init__(
+        self,
+        name: str,
+        args: KarpenterNodePoolArgs | dict[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        pool, manifests = prepare_pool(args, name, f"KarpenterNodePool {name!r}")
+        super().__init__(self.TYPE, name, pool, opts)  # type: ignore[arg-type]
+        self.scheduling = karpenter_scheduling(pool)
+        built = backend_for("karpenter").build_pool(name, pool, self, manifests)
+        self.pool_name = pulumi.Output.from_input(pool.pool_name)
+        self.pool_id = built.pool_id
+        self.node_class_name = built.node_class_name
+        self.scheduling_info = pulumi.Output.from_input(self.scheduling.to_dict())
+        self.scheduling_info_yaml = pulumi.Output.from_input(self.scheduling.to_yaml())
+        self.manifests = pulumi.Output.from_input(manifests)
+        self.register_outputs(
+            {
+                **self._pool_outputs(),
+                "node_class_name": self.node_class_name,
+                "manifests": self.manifests,
+            }
+        )

@@ -1,0 +1,59 @@
+"""PoolQuotas: Run:ai-style departments, projects and per-pool quotas, emitted as Kueue.
+
+See `components.governance.kueue` for how each Run:ai concept maps to a Kueue object.
+Kueue objects are cluster-scoped on the cluster whose nodes form the pools (pass its
+Kubernetes provider in `opts`); pools of several clusters in one PoolQuotas are out of
+scope (Kueue can't share quota across clusters without MultiKueue): use one PoolQuotas
+per cluster.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from .governance.kueue import render_quotas
+from .governance.manifests import validate_rendered
+from .specs.base import parse_spec
+from .specs.quotas import PoolQuotasArgs
+
+
+class PoolQuotas(pulumi.ComponentResource):
+    """Departments -> projects -> per-pool quotas with over-quota borrowing and reclaim.
+
+    Outputs: `queue_names` (project name -> its LocalQueue name, the value of a
+    workload's `kueue.x-k8s.io/queue-name` label) and `summary` (per pool: `capacity`
+    and total `nominal` quota, by `gpu`, `cpu`, `memory`; an unknown capacity is left out).
+    Children: `{name}-flavor-<pool>`, `{name}-cohort`, `{name}-cohort-<department>`,
+    `{name}-namespace-<namespace>`, `{name}-clusterqueue-<project>`,
+    `{name}-localqueue-<project>` (Kubernetes forms of the names).
+    """
+
+    TYPE = "nodepools:index:PoolQuotas"
+
+    queue_names: pulumi.Output[dict]
+    summary: pulumi.Output[dict]
+
+    def __init__(
+        self,
+        name: str,
+        args: PoolQuotasArgs | dict[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        subject = f"PoolQuotas {name!r}"
+        spec = parse_spec(PoolQuotasArgs, args, subject)
+        plan = render_quotas(name, spec)
+        validate_rendered(subject, plan.objects)
+        # The quota table is registered as the component's inputs, for `plan` and
+        # `pulumi stack export`.
+        props = {
+            "spec": {"quotas": plan.table, "pools": plan.summary, "departments": plan.departments}
+        }
+        super().__init__(self.TYPE, name, props, opts)
+        from .governance.register import register_manifests
+
+        self.resources = register_manifests(name, plan.objects, self)
+        self.queue_names = pulumi.Output.from_input(plan.queue_names)
+        self.summary = pulumi.Output.from_input(plan.summary)
+        self.register_outputs({"queue_names": self.queue_names, "summary": self.summary})

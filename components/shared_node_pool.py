@@ -1,0 +1,69 @@
+"""SharedNodePool: long-lived, fixed-size capacity that recipes are placed onto and leave."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pulumi
+
+from .pool_component import PoolComponent
+from .scheduling import SchedulingInfo
+from .specs.base import parse_spec
+from .specs.shared import (
+    SharedNodePoolArgs,
+    SharedPoolDescription,
+    describe_shared_pool,
+    resolve_shared_pool,
+)
+
+
+class SharedNodePool(PoolComponent):
+    """A node pool shared by recipes (OKE first; EKS through the same backends).
+
+    Its nodes carry the pool identity label, `nodepools.dev/shared-pool: "true"` and, with
+    a `selector`, `nodepools.dev/pool-selector: <selector>`. Accelerator shapes are tainted
+    `<accelerator resource>=true:NoSchedule` by default. Its `scheduling_info` asks for one
+    accelerator per pod (the pool is shared; a Recipe sets its own count).
+
+    Outputs: the pool outputs plus `shape`, `selector`, `gpus_per_node`, `total_gpus`.
+    `pool_description` is what a `Recipe` takes in `pools`.
+    """
+
+    TYPE = "nodepools:index:SharedNodePool"
+
+    shape: pulumi.Output[str]
+    selector: pulumi.Output[str | None]
+    gpus_per_node: pulumi.Output[int]
+    total_gpus: pulumi.Output[int]
+
+    def __init__(
+        self,
+        name: str,
+        args: SharedNodePoolArgs | dict[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        spec = parse_spec(SharedNodePoolArgs, args, f"SharedNodePool {name!r}")
+        pool = resolve_shared_pool(spec, name)
+        self.pool_description: SharedPoolDescription = describe_shared_pool(pool)
+        super().__init__(self.TYPE, name, pool, opts)
+        self.scheduling = SchedulingInfo.for_pool(
+            pool.pool_name,
+            pool.taints,
+            pool.accelerator,
+            accelerators_per_pod=1 if pool.accelerator else None,
+        )
+        self._build(name)
+        description = self.pool_description
+        self.shape = pulumi.Output.from_input(description.shape)
+        self.selector = pulumi.Output.from_input(description.selector)
+        self.gpus_per_node = pulumi.Output.from_input(description.gpus_per_node)
+        self.total_gpus = pulumi.Output.from_input(description.total_gpus)
+        self.register_outputs(
+            {
+                **self._pool_outputs(),
+                "shape": self.shape,
+                "selector": self.selector,
+                "gpus_per_node": self.gpus_per_node,
+                "total_gpus": self.total_gpus,
+            }
+        )

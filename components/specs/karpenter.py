@@ -1,0 +1,613 @@
+"""Args of KarpenterNodePool, and the resolved pool the Karpenter backend renders.
+
+A Karpenter pool is a `karpenter.sh/v1` NodePool (what may be launched: requirements,
+labels, taints, limits, disruption) plus, unless an existing one is named, a
+`karpenter.k8s.aws/v1` EC2NodeClass (how it is launched: IAM role, AMI, subnets, security
+groups, disk, tags). Field rules mirror the v1.14.1 CRDs so that a mistake is reported
+with its arg path here, before anything is rendered; the rendered manifests are then
+validated against the CRDs themselves as a backstop (see components.backends.karpenter).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    Field,
+    ValidationInfo,
+    field_validator,
+)
+
+from .accelerators import (
+    ACCELERATOR_RESOURCES,
+    AMD_GPU,
+    AWS_NEURON,
+    NVIDIA_GPU,
+    Accelerator,
+)
+from .base import Issue, PathError, SpecError, SpecModel, format_path
+from .karpenter_accelerators import AcceleratorProfile, accelerator_profile
+from .karpenter_node_class import NodeClassArgs
+from .karpenter_restrictions import restricted_label_problem
+from .labels import POOL_LABEL, Labels, label_key_problem, label_value_problem
+from .pools import accelerator_taint, pool_name_problem
+from .scaling import Spot
+from .taints import Taint, Taints, merge_taints
+
+# Well-known node labels Karpenter understands in requirements (karpenter.sh/docs
+# "Scheduling: Well-Known Labels"); every one passes the CRD's restricted-key rules.
+NODEPOOL_LABEL = "karpenter.sh/nodepool"
+CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
+ARCH_LABEL = "kubernetes.io/arch"
+INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
+INSTANCE_FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
+INSTANCE_CATEGORY_LABEL = "karpenter.k8s.aws/instance-category"
+GPU_COUNT_LABEL = "karpenter.k8s.aws/instance-gpu-count"
+GPU_MANUFACTURER_LABEL = "karpenter.k8s.aws/instance-gpu-manufacturer"
+GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
+# Karpenter publishes Neuron devices (Inferentia, Trainium) as "accelerators".
+NEURON_COUNT_LABEL = "karpenter.k8s.aws/instance-accelerator-count"
+NEURON_NAME_LABEL = "karpenter.k8s.aws/instance-accelerator-name"
+
+# GPU nodes take minutes to come back (boot, driver, multi-GB image pulls), so an empty
+# one is kept about as long as a replacement would take to be ready: the gap between two
+# jobs of a pipeline does not cost a new node, and an idle one costs at most that long.
+ACCELERATOR_CONSOLIDATION_POLICY = "WhenEmpty"
+ACCELERATOR_CONSOLIDATE_AFTER = "10m"
+# Karpenter's own defaults (NodePool CRD), written out so the manifest says what happens.
+DEFAULT_CONSOLIDATION_POLICY = "WhenEmptyOrUnderutilized"
+DEFAULT_CONSOLIDATE_AFTER = "0s"
+
+# The NodePool CRD allows 100 template labels; one of them is the pool's identity label.
+MAX_LABELS = 99
+
+# Patterns of the NodePool CRD (v1.14.1), so errors are reported with the arg's path.
+_DURATION = re.compile(r"^(([0-9]+(s|m|h))+|Never)$")
+_GRACE_PERIOD = re.compile(r"^([0-9]+(s|m|h))+$")
+_BUDGET_DURATION = re.compile(r"^((([0-9]+(h|m))|([0-9]+h[0-9]+m))(0s)?)$")
+_BUDGET_NODES = re.compile(r"^((100|[0-9]{1,2})%|[0-9]+)$")
+_CRON_MACRO = re.compile(r"^@(annually|yearly|monthly|weekly|daily|midnight|hourly)$")
+_CRON_FIELDS = re.compile(r"^\S+(\s+\S+){4}$")
+# A Kubernetes quantity without a sign (a negative limit means nothing).
+_QUANTITY = re.compile(
+    r"^\+?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$"
+)
+_CORE_LIMITS = ("cpu", "memory", "ephemeral-storage", "nodes", "pods")
+_WHOLE_UNIT_LIMITS = ("nodes", "pods")
+_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+# --- small value checks ---------------------------------------------------------------
+
+
+def _pattern_check(pattern: re.Pattern[str], what: str) -> Any:
+    def check(value: str) -> str:
+        if not pattern.match(value):
+            raise ValueError(f"{value!r} is not {what}")
+        return value
+
+    return AfterValidator(check)
+
+
+Duration = Annotated[
+    str, _pattern_check(_DURATION, "a duration such as '30s', '10m', '1h30m' or 'Never'")
+]
+GracePeriod = Annotated[str, _pattern_check(_GRACE_PERIOD, "a duration such as '30m' or '24h'")]
+
+
+def _requirement_values(values: list[str]) -> list[str]:
+    if not values:
+        raise ValueError("must not be empty (got []); omit the field to allow any value")
+    for value in values:
+        problem = label_value_problem(value)
+        if problem or not value:
+            raise ValueError(problem or "values must not be empty strings (got '')")
+    return sorted(set(values))
+
+
+def _lowercase_values(values: list[str]) -> list[str]:
+    for value in values:
+        if value != value.lower():
+            raise ValueError(
+                f"Karpenter publishes these names in lowercase; {value!r} would never match "
+                f"(use {value.lower()!r})"
+            )
+    return values
+
+
+RequirementValues = Annotated[list[str], AfterValidator(_requirement_values)]
+LowercaseValues = Annotated[
+    list[str], AfterValidator(_requirement_values), AfterValidator(_lowercase_values)
+]
+
+
+def _unique_sorted(values: list[str]) -> list[str]:
+    if not values:
+        raise ValueError("must not be empty (got []); omit the field to use the default")
+    return sorted(set(values))
+
+
+# --- the NodePool ---------------------------------------------------------------------
+
+
+class Budget(SpecModel):
+    """How many nodes Karpenter may disrupt at once, optionally only during a schedule."""
+
+    nodes: Annotated[
+        str,
+        BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
+        _pattern_check(_BUDGET_NODES, "a node count such as '0' or '5', or a percentage '10%'"),
+    ] = Field(default="10%", description="Nodes (`5`) or share of nodes (`10%`). Default `10%`.")
+    schedule: str | None = Field(
+        default=None,
+        description="When the budget starts: a cron expression (5 fields, UTC) or a macro "
+        "such as `@daily`; needs `duration`. Default None (always active).",
+    )
+    duration: str | None = Field(
+        default=None,
+        validate_default=True,
+        description="How long the budget lasts after each `schedule` start, e.g. `8h`, "
+        "`1h30m`; needs `schedule`. Default None.",
+    )
+    reasons: list[Literal["Underutilized", "Empty", "Drifted"]] | None = Field(
+        default=None,
+        description="Disruption reasons the budget applies to. Default None (all).",
+    )
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, schedule: str | None) -> str | None:
+        if schedule is not None and not (
+            _CRON_MACRO.match(schedule) or _CRON_FIELDS.match(schedule)
+        ):
+            raise ValueError(
+                f"{schedule!r} is not a cron expression of 5 fields (e.g. '0 9 * * 1-5') "
+                "or a macro such as '@daily'"
+            )
+        return schedule
+
+    @field_validator("duration")
+    @classmethod
+    def _duration(cls, duration: str | None, info: ValidationInfo) -> str | None:
+        if duration is not None and not _BUDGET_DURATION.match(duration):
+            raise ValueError(f"{duration!r} is not a duration in hours and minutes, e.g. '8h'")
+        if "schedule" in info.data and (info.data["schedule"] is None) != (duration is None):
+            given = "schedule" if duration is None else "duration"
+            raise ValueError(
+                f"`schedule` and `duration` must be set together (only `{given}` is set)"
+            )
+        return duration
+
+    @field_validator("reasons")
+    @classmethod
+    def _reasons(cls, reasons: list[str] | None) -> list[str] | None:
+        return None if reasons is None else _unique_sorted(reasons)
+
+
+class Disruption(SpecModel):
+    """When Karpenter may remove or replace the pool's nodes."""
+
+    consolidation_policy: Literal["WhenEmpty", "WhenEmptyOrUnderutilized", "Balanced"] | None = (
+        Field(
+            default=None,
+            description="Which nodes may be consolidated. Default None: `WhenEmpty` when "
+            "the pool only launches accelerator instances, else `WhenEmptyOrUnderutilized`.",
+        )
+    )
+    consolidate_after: Duration | None = Field(
+        default=None,
+        description="How long a node must be consolidatable before Karpenter acts, or "
+        "`Never`. Default None: `10m` for accelerator-only pools, else `0s`.",
+    )
+    budgets: list[Budget] | None = Field(
+        default=None,
+        max_length=50,
+        description="Disruption budgets. Default None (Karpenter's: 10% of nodes at a time).",
+    )
+
+    @field_validator("budgets")
+    @classmethod
+    def _some_budget(cls, budgets: list[Budget] | None) -> list[Budget] | None:
+        if budgets == []:
+            # Karpenter reads no budget as no limit at all, not as its default budget.
+            raise ValueError(
+                "[] would let Karpenter disrupt every node at once; omit `budgets` for the "
+                "default (10% of nodes at a time), or say `[{nodes: '100%'}]` to mean that"
+            )
+        return budgets
+
+
+def _limit_value(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError(f"{value!r} is not a quantity (a number or a string such as '64Gi')")
+    if isinstance(value, int) and value < 0:
+        raise ValueError(f"{value!r} is negative; a limit is at least 0")
+    if isinstance(value, str) and not _QUANTITY.match(value):
+        raise ValueError(f"{value!r} is not a non-negative quantity such as '16', '500m', '64Gi'")
+    return value
+
+
+def _limit_key(key: str) -> str:
+    if key in _CORE_LIMITS:
+        return key
+    if "/" in key and label_key_problem(key) is None:
+        return key  # an extended resource, e.g. nvidia.com/gpu
+    raise ValueError(
+        f"unknown limit {key!r}: use {', '.join(_CORE_LIMITS)} or an extended resource "
+        f"such as {', '.join(ACCELERATOR_RESOURCES)}"
+    )
+
+
+Limits = Annotated[
+    dict[
+        Annotated[str, AfterValidator(_limit_key)],
+        Annotated[int | str, BeforeValidator(_limit_value)],
+    ],
+    AfterValidator(lambda limits: dict(sorted(limits.items()))),
+]
+
+
+class KarpenterNodePoolArgs(SpecModel):
+    """Args of `KarpenterNodePool`: a Karpenter v1 NodePool and (optionally) its EC2NodeClass.
+
+    Field order matters: a field's validator sees only the fields declared above it.
+    """
+
+    node_class: NodeClassArgs | None = Field(
+        default=None,
+        description="Create an EC2NodeClass named after the pool with these settings. "
+        "Exactly one of `node_class` or `node_class_name`. Default None.",
+    )
+    node_class_name: str | None = Field(
+        default=None,
+        validate_default=True,
+        description="Name of an existing EC2NodeClass to use instead. Default None.",
+    )
+    capacity_types: list[Literal["spot", "on-demand"]] | None = Field(
+        default=None,
+        description="Capacity types Karpenter may launch. Default None: `[spot]` when `spot` "
+        "is set, else `[on-demand]`.",
+    )
+    spot: Spot | None = Field(
+        default=None,
+        description="Spot capacity (`{}`), as on the other pools; Karpenter can't cap the "
+        "price, so `max_price` is an error. Default None.",
+    )
+    instance_types: RequirementValues | None = Field(
+        default=None,
+        description="Pin instance types (`node.kubernetes.io/instance-type`), e.g. "
+        "`trn1.2xlarge`. Default None (any).",
+    )
+    instance_families: RequirementValues | None = Field(
+        default=None,
+        description="Instance families (`karpenter.k8s.aws/instance-family`), e.g. `g5`, `m5`. "
+        "Default None (any).",
+    )
+    instance_categories: RequirementValues | None = Field(
+        default=None,
+        description="Instance categories (`karpenter.k8s.aws/instance-category`), e.g. `g`, "
+        "`p`, `c`. Default None (any).",
+    )
+    architectures: list[Literal["amd64", "arm64"]] | None = Field(
+        default=None, description="CPU architectures (`kubernetes.io/arch`). Default None (any)."
+    )
+    gpu_count: int | None = Field(
+        default=None,
+        ge=1,
+        description="Exact GPUs per instance (`karpenter.k8s.aws/instance-gpu-count`). "
+        "Default None.",
+    )
+    gpu_manufacturers: list[Literal["nvidia", "amd"]] | None = Field(
+        default=None,
+        description="GPU makers (`karpenter.k8s.aws/instance-gpu-manufacturer`). Default None: "
+        "`[nvidia]` when another GPU requirement or a GPU category leaves the maker open.",
+    )
+    gpu_names: LowercaseValues | None = Field(
+        default=None,
+        description="GPU models in lowercase (`karpenter.k8s.aws/instance-gpu-name`), e.g. "
+        "`a10g`, `h100`. Default None.",
+    )
+    neuron_count: int | None = Field(
+        default=None,
+        ge=1,
+        description="Exact Neuron devices per instance "
+        "(`karpenter.k8s.aws/instance-accelerator-count`). Default None.",
+    )
+    neuron_names: LowercaseValues | None = Field(
+        default=None,
+        description="Neuron device names (`karpenter.k8s.aws/instance-accelerator-name`), e.g. "
+        "`trainium`, `inferentia2`. Default None.",
+    )
+    labels: Labels = Field(
+        default_factory=dict,
+        description=f"Node labels; default {{}}. `{POOL_LABEL}` is set by the pool itself; "
+        "Karpenter's restricted keys are refused.",
+    )
+    taints: Taints = Field(
+        default_factory=list,
+        description="Node taints; default []. An accelerator-only pool adds "
+        "`<accelerator resource>=true:NoSchedule` (a taint with the same key and effect "
+        "replaces it).",
+    )
+    startup_taints: Taints = Field(
+        default_factory=list,
+        description="Taints a node starts with and a daemon removes when it is ready; pods "
+        "need not tolerate them. Default [].",
+    )
+    limits: Limits = Field(
+        default_factory=dict,
+        description="Most resources the pool may own in total: `cpu`, `memory`, `nodes`, "
+        "accelerators (`nvidia.com/gpu`, `aws.amazon.com/neuron`, ...). Default {} (none).",
+    )
+    disruption: Disruption = Field(
+        default_factory=Disruption,
+        description="Consolidation and disruption budgets; default {} (see `Disruption`).",
+    )
+    weight: int | None = Field(
+        default=None,
+        ge=1,
+        le=100,
+        description="Priority among NodePools that fit a pod, 1..100. Default None (lowest).",
+    )
+    expire_after: Duration | None = Field(
+        default=None,
+        description="Replace nodes older than this, or `Never`. Default None (Karpenter's 720h).",
+    )
+    termination_grace_period: GracePeriod | None = Field(
+        default=None,
+        description="How long a draining node waits for pods before it is terminated anyway. "
+        "Default None (wait for every pod).",
+    )
+    pool_name: str | None = Field(
+        default=None,
+        description="Name of the NodePool (and of its EC2NodeClass) and of the identity label; "
+        "default the component name.",
+    )
+
+    @field_validator("node_class_name")
+    @classmethod
+    def _one_node_class(cls, name: str | None, info: ValidationInfo) -> str | None:
+        if "node_class" not in info.data:
+            return name  # node_class itself is invalid; that is reported already
+        node_class = info.data["node_class"]
+        if name is None and node_class is None:
+            raise ValueError("One of `node_class` or `node_class_name` is required.")
+        if name is not None and node_class is not None:
+            raise ValueError("Only one of `node_class` or `node_class_name` can be provided.")
+        if name is not None and (len(name) > 253 or not _DNS_SUBDOMAIN.match(name)):
+            raise ValueError(
+                f"{name!r} is not a Kubernetes object name (lowercase alphanumerics, '-' and "
+                "'.', at most 253 characters)"
+            )
+        return name
+
+    @field_validator("capacity_types", "architectures", "gpu_manufacturers")
+    @classmethod
+    def _set(cls, values: list[str] | None) -> list[str] | None:
+        return None if values is None else _unique_sorted(values)
+
+    @field_validator("spot")
+    @classmethod
+    def _spot(cls, spot: Spot | None, info: ValidationInfo) -> Spot | None:
+        if spot is None:
+            return None
+        if spot.max_price is not None:
+            raise PathError(
+                "max_price",
+                f"{spot.max_price!r} can't be used: Karpenter can't cap the spot price (EC2 "
+                "caps spot at the on-demand price); remove `max_price`",
+            )
+        types = info.data.get("capacity_types")
+        if types is not None and "spot" not in types:
+            raise ValueError(f"`capacity_types` {types!r} has no 'spot'; add it or remove `spot`")
+        return spot
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        if POOL_LABEL in labels:
+            raise ValueError(
+                f"label {POOL_LABEL!r} is set by the pool itself (to its pool name); remove it"
+            )
+        for key in labels:
+            if problem := restricted_label_problem(key):
+                raise ValueError(problem)
+        if len(labels) > MAX_LABELS:
+            raise ValueError(f"at most {MAX_LABELS} labels are allowed (got {len(labels)})")
+        return labels
+
+    @field_validator("pool_name")
+    @classmethod
+    def _pool_name(cls, name: str | None) -> str | None:
+        if name is not None and (problem := pool_name_problem(name)):
+            raise ValueError(problem)
+        return name
+
+
+# --- the resolved pool ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One NodePool requirement (a node selector term Karpenter launches instances for)."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...]
+
+    def to_manifest(self) -> dict[str, Any]:
+        return {"key": self.key, "operator": self.operator, "values": list(self.values)}
+
+
+@dataclass(frozen=True)
+class ResolvedKarpenterPool:
+    """A Karpenter pool with every default applied: what the backend renders."""
+
+    component_name: str
+    pool_name: str
+    node_class: NodeClassArgs | None
+    node_class_name: str
+    capacity_types: tuple[str, ...]
+    requirements: tuple[Requirement, ...]
+    labels: dict[str, str]
+    taints: tuple[Taint, ...]
+    startup_taints: tuple[Taint, ...]
+    limits: dict[str, int | str]
+    consolidation_policy: str
+    consolidate_after: str
+    budgets: tuple[Budget, ...] | None
+    weight: int | None
+    expire_after: str | None
+    termination_grace_period: str | None
+    profile: AcceleratorProfile = field(default_factory=AcceleratorProfile)
+    instances: str = "any"  # what may be launched, for people (plan's capacity table)
+
+    @property
+    def accelerator(self) -> Accelerator | None:
+        """What a pod asks for to run here: the fewest accelerators any node has (1 when
+        unknown), so the request fits every instance the pool may launch."""
+        resource = self.profile.resource
+        if resource is None:
+            return None
+        vendor = {NVIDIA_GPU: "nvidia", AMD_GPU: "amd", AWS_NEURON: "aws"}[resource]
+        count = min(self.profile.counts, default=1)
+        return Accelerator(resource=resource, count=count, vendor=vendor, model=self.profile.model)
+
+    def summary(self) -> dict[str, Any]:
+        """Plain, secret-free description registered as the component's inputs."""
+        profile = self.profile
+        return {
+            "poolName": self.pool_name,
+            "clusterKind": "karpenter",
+            "instanceType": self.instances,
+            "capacityTypes": list(self.capacity_types),
+            "nodeClassName": self.node_class_name,
+            "acceleratorResource": profile.resource,
+            "acceleratorsPerNode": min(profile.counts) if profile.counts else None,
+            "acceleratorModel": profile.model or None,
+            "limits": dict(self.limits),
+            "labels": dict(self.labels),
+            "taints": [str(t) for t in self.taints],
+            "consolidationPolicy": self.consolidation_policy,
+            "consolidateAfter": self.consolidate_after,
+        }
+
+
+def _requirements(args: KarpenterNodePoolArgs, profile: AcceleratorProfile, capacity_types):
+    def values(items: Iterable[Any]) -> tuple[str, ...]:
+        return tuple(sorted({str(item) for item in items}))
+
+    pinned: dict[str, Iterable[Any] | None] = {
+        CAPACITY_TYPE_LABEL: capacity_types,
+        ARCH_LABEL: args.architectures,
+        INSTANCE_TYPE_LABEL: args.instance_types,
+        INSTANCE_FAMILY_LABEL: args.instance_families,
+        INSTANCE_CATEGORY_LABEL: args.instance_categories,
+        GPU_COUNT_LABEL: None if args.gpu_count is None else [args.gpu_count],
+        GPU_MANUFACTURER_LABEL: args.gpu_manufacturers
+        or (["nvidia"] if profile.narrow_to_nvidia else None),
+        GPU_NAME_LABEL: args.gpu_names,
+        NEURON_COUNT_LABEL: None if args.neuron_count is None else [args.neuron_count],
+        NEURON_NAME_LABEL: args.neuron_names,
+    }
+    return tuple(
+        Requirement(key, "In", values(items))
+        for key, items in sorted(pinned.items())
+        if items is not None
+    )
+
+
+def _limit_issues(
+    limits: dict[str, int | str], profile: AcceleratorProfile, issues: list[Issue]
+) -> None:
+    for key, value in limits.items():
+        path = format_path(["limits", key])
+        # Nodes, pods and extended resources (accelerators) come in whole units.
+        whole_units = key in _WHOLE_UNIT_LIMITS or "/" in key
+        if whole_units and not (isinstance(value, int) or value.isdigit()):
+            issues.append(Issue(path, f"{value!r} must be a whole number of {key}"))
+            continue
+        if key not in ACCELERATOR_RESOURCES or profile.resource is None:
+            continue
+        if key != profile.resource:
+            issues.append(
+                Issue(
+                    path,
+                    f"the pool only launches {profile.resource} instances, so a limit on "
+                    f"{key} ({value!r}) has no effect; remove it",
+                )
+            )
+            continue
+        step = math.gcd(*profile.counts) if profile.counts else 1
+        if int(value) % step:
+            issues.append(
+                Issue(
+                    path,
+                    f"{int(value)} is not a multiple of {step}, the {key} count per instance "
+                    f"({profile.counts_source}): Karpenter could never use the remaining "
+                    f"{int(value) % step}; use {int(value) - int(value) % step} or "
+                    f"{int(value) - int(value) % step + step}",
+                )
+            )
+
+
+def _describe_instances(args: KarpenterNodePoolArgs) -> str:
+    for label, values in (
+        ("", args.instance_types),
+        ("families ", args.instance_families),
+        ("categories ", args.instance_categories),
+    ):
+        if values:
+            return label + ",".join(values)
+    return "any"
+
+
+def resolve_karpenter_pool(
+    args: KarpenterNodePoolArgs, component_name: str, subject: str | None = None
+) -> ResolvedKarpenterPool:
+    """Apply the defaults; raise one SpecError with every cross-field problem."""
+    issues: list[Issue] = []
+    pool_name = args.pool_name or component_name
+    if problem := pool_name_problem(pool_name):
+        issues.append(
+            Issue("pool_name", f"{problem}; the component name is used when `pool_name` is unset")
+        )
+    profile = accelerator_profile(args, issues)
+    _limit_issues(args.limits, profile, issues)
+    if issues:
+        raise SpecError(subject or f"KarpenterNodePool {component_name!r}", issues)
+
+    capacity_types = tuple(args.capacity_types or (["spot"] if args.spot else ["on-demand"]))
+    default_taints = []
+    if profile.resource is not None:
+        default_taints.append(accelerator_taint(Accelerator(resource=profile.resource, count=1)))
+    disruption = args.disruption
+    gpu_pool = profile.accelerator_only
+    return ResolvedKarpenterPool(
+        component_name=component_name,
+        pool_name=pool_name,
+        node_class=args.node_class,
+        node_class_name=args.node_class_name or pool_name,
+        capacity_types=capacity_types,
+        requirements=_requirements(args, profile, capacity_types),
+        labels=dict(sorted({**args.labels, POOL_LABEL: pool_name}.items())),
+        taints=tuple(merge_taints(default_taints, args.taints)),
+        startup_taints=tuple(args.startup_taints),
+        limits=dict(args.limits),
+        consolidation_policy=disruption.consolidation_policy
+        or (ACCELERATOR_CONSOLIDATION_POLICY if gpu_pool else DEFAULT_CONSOLIDATION_POLICY),
+        consolidate_after=disruption.consolidate_after
+        or (ACCELERATOR_CONSOLIDATE_AFTER if gpu_pool else DEFAULT_CONSOLIDATE_AFTER),
+        budgets=None if disruption.budgets is None else tuple(disruption.budgets),
+        weight=args.weight,
+        expire_after=args.expire_after,
+        termination_grace_period=args.termination_grace_period,
+        profile=profile,
+        instances=_describe_instances(args),
+    )

@@ -1,0 +1,182 @@
+"""The ROSA Classic cluster target: pools become OpenShift Cluster Manager machine pools.
+
+It has a module of its own because of the OCM token, a long-lived credential that must not
+leak through the spec. A plain token is kept as a `SecretStr` (its `repr`, `str` and JSON
+dump show asterisks), the field is left out of the model's `repr`, and every validation
+error raised inside a `RosaCluster` has its input hidden when it concerns the token or an
+unknown field (a misspelt `tokn: ...` would otherwise be quoted back in the error).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from pydantic import (
+    BeforeValidator,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from .base import SpecModel, is_output, wired
+
+DEFAULT_API_URL = "https://api.openshift.com"
+DEFAULT_SSO_URL = "https://sso.redhat.com/auth/realms/redhat-external/protocol/openid-connect/token"
+# Read, in this order, by the provider when a cluster has no `token`: the names the rhcs
+# Terraform provider and the `ocm` CLI use, so an existing CI setup works unchanged.
+TOKEN_ENV_VARS = ("RHCS_TOKEN", "OCM_TOKEN")
+
+# Generous on purpose (OCM ids are 32 lowercase base32 characters today); it only keeps
+# out what would break the request path or the `<cluster_id>,<pool_id>` resource id.
+_CLUSTER_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9_]*$")
+
+
+class _Hidden:
+    """Stands in for an input that may be a credential; quoted errors show `<hidden>`."""
+
+    def __repr__(self) -> str:
+        return "<hidden>"
+
+
+HIDDEN = _Hidden()
+
+
+def _token(value: Any) -> Any:
+    if value is None or is_output(value):
+        return value
+    if isinstance(value, SecretStr):
+        value = value.get_secret_value()
+    if isinstance(value, dict) and set(value) == {"secure"}:
+        # Stack YAML's form of `pulumi config set --secret --path ...`: the engine decrypts
+        # it for `pulumi up`, but an offline run has only the ciphertext.
+        raise ValueError(
+            "is encrypted stack config, which an offline run can't decrypt; plan with the "
+            f"token left out (deploys can read {' or '.join(TOKEN_ENV_VARS)}) or with its "
+            "plaintext in the offline config"
+        )
+    if isinstance(value, str):
+        if not value.strip():
+            raise ValueError(
+                "is empty; leave `token` out to read "
+                f"{' or '.join(TOKEN_ENV_VARS)} from the environment at deploy time"
+            )
+        return SecretStr(value.strip())
+    raise ValueError(
+        f"must be a string or a Pulumi Output (got a value of type {type(value).__name__}, "
+        "not shown)"
+    )
+
+
+Token = Annotated[Any, BeforeValidator(_token)]
+
+
+def _url_problem(url: str) -> str | None:
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return None
+    if parts.scheme == "http" and parts.hostname and _is_loopback(parts.hostname):
+        return None
+    return (
+        f"{url!r} must be an https:// URL (plain http only to a loopback address, for test "
+        "servers: the token would otherwise cross the network in clear)"
+    )
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class RosaCluster(SpecModel):
+    """An existing ROSA Classic cluster; pools become OCM machine pools.
+
+    There is no Pulumi provider for ROSA Classic: pools are managed through the OpenShift
+    Cluster Manager REST API by a dynamic provider (`components.backends.rosa`).
+    """
+
+    kind: Literal["rosa"] = Field(description="Discriminator: `rosa`.")
+    cluster_id: wired(str) = Field(
+        description="OCM cluster id (the `ID` that `rosa describe cluster` prints; not the "
+        "cluster name), or an Output. Required."
+    )
+    multi_az: bool = Field(
+        default=False,
+        description="Whether the cluster spans three availability zones; its machine pools "
+        "then need replicas and autoscaling bounds in multiples of 3. Default false.",
+    )
+    token: Token = Field(
+        default=None,
+        repr=False,
+        description="OCM offline token (a string or, better, a secret Output such as "
+        "`config.require_secret(...)`); always registered as a Pulumi secret. Default None: "
+        f"the provider reads {' then '.join(TOKEN_ENV_VARS)} from the environment of the "
+        "`pulumi` process at deploy time (offline plans need no token).",
+    )
+    api_url: str = Field(
+        default=DEFAULT_API_URL,
+        description=f"OCM API root; default `{DEFAULT_API_URL}` (production). Point it "
+        "elsewhere for staging, a private install or a test server.",
+    )
+    sso_url: str = Field(
+        default=DEFAULT_SSO_URL,
+        description=f"Red Hat SSO token endpoint the offline token is exchanged at; default "
+        f"`{DEFAULT_SSO_URL}`.",
+    )
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _hide_secret_inputs(cls, data: Any, handler: Any) -> Any:
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            raise _redacted(exc) from None
+
+    @field_validator("cluster_id")
+    @classmethod
+    def _cluster_id(cls, value: Any) -> Any:
+        if is_output(value):
+            return value
+        if not _CLUSTER_ID.match(value):
+            raise ValueError(
+                f"{value!r} is not an OCM cluster id (letters, digits, '-' and '_', e.g. "
+                "'2a8lld2m7drto9rj0c6umn9tb4d6f291')"
+            )
+        return value
+
+    @field_validator("api_url", "sso_url")
+    @classmethod
+    def _secure_url(cls, url: str) -> str:
+        if problem := _url_problem(url):
+            raise ValueError(problem)
+        return url
+
+    @property
+    def has_token(self) -> bool:
+        """Whether a token was given (else the environment provides it at deploy time)."""
+        return self.token is not None
+
+
+def _redacted(exc: ValidationError) -> ValidationError:
+    """`exc` with the inputs hidden wherever they may hold the token."""
+    line_errors = []
+    for error in exc.errors(include_url=False):
+        loc = tuple(error["loc"])
+        hide = not loc or loc[0] == "token" or error["type"] == "extra_forbidden"
+        line_error: dict[str, Any] = {
+            "type": error["type"],
+            "loc": loc,
+            "input": HIDDEN if hide else error["input"],
+        }
+        if "ctx" in error:
+            line_error["ctx"] = error["ctx"]
+        line_errors.append(line_error)
+    return ValidationError.from_exception_data(exc.title, line_errors)

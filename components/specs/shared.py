@@ -1,0 +1,306 @@
+"""Args of SharedNodePool, and the plain description of a shared pool that recipes match.
+
+A shared pool is long-lived infrastructure that recipes (workloads) are placed onto and
+removed from without touching it, so its size is fixed: recipes count on its capacity.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from .accelerators import Accelerator, is_bare_metal, is_flex, lookup_accelerator
+from .base import Issue, SpecError, SpecModel
+from .clusters import ClusterTarget, capabilities_for
+from .labels import (
+    POOL_LABEL,
+    POOL_SELECTOR_LABEL,
+    SHARED_POOL_LABEL,
+    LabelKey,
+    Labels,
+    LabelValue,
+)
+from .pools import ResolvedPool, accelerator_taint, pool_name_problem
+from .taints import Taint, Taints, merge_taints
+
+# Set by the pool itself; a user value would break matching or the pool's identity.
+RESERVED_LABELS = (POOL_LABEL, SHARED_POOL_LABEL, POOL_SELECTOR_LABEL)
+
+
+def _selector_problem(selector: str) -> str | None:
+    if selector == "":
+        return "selector '' must not be empty; leave it out for no selector"
+    return None
+
+
+def default_shared_taints(accelerator: Accelerator | None) -> list[Taint]:
+    """The taints a shared pool has unless told otherwise: its accelerator's NoSchedule taint,
+    so only pods that request (and tolerate) the accelerator land on its nodes."""
+    return [accelerator_taint(accelerator)] if accelerator is not None else []
+
+
+class SharedNodePoolArgs(SpecModel):
+    """Args of `SharedNodePool`.
+
+    Defaults: no selector; taint `<accelerator resource>=true:NoSchedule` on accelerator
+    shapes (given taints are added; one with the same key and effect replaces it).
+    Field order matters: a field's validator sees only the fields declared above it.
+    """
+
+    cluster: ClusterTarget = Field(
+        description="Where the pool lives: an `OkeCluster` or `EksCluster` (by `kind`). Required."
+    )
+    shape: str = Field(
+        min_length=1,
+        description="OCI shape or EC2 instance type of every node, e.g. `BM.GPU.MI300X.8`, "
+        "`VM.Standard.E4.Flex`, `g5.12xlarge`. Required.",
+    )
+    size: int = Field(
+        ge=0,
+        description="Number of nodes, fixed (a shared pool does not autoscale: recipes are "
+        "placed against its capacity). 0 keeps the pool with no nodes; its recipes wait. "
+        "Required.",
+    )
+    boot_volume_gb: int | None = Field(
+        default=None,
+        gt=0,
+        validate_default=True,
+        description="Boot volume per node in GB; required for bare-metal shapes (`BM.*`, "
+        "`*.metal`), default None (the cloud's default) otherwise. OKE: 50..32768.",
+    )
+    selector: LabelValue | None = Field(
+        default=None,
+        description="Name recipes use to target this pool (`shared_pool_selector`), published "
+        f"as node label `{POOL_SELECTOR_LABEL}`; default None: only recipes without a "
+        "selector are placed here.",
+    )
+    labels: Labels = Field(
+        default_factory=dict,
+        description=f"Extra node labels; default {{}}. `{POOL_LABEL}`, `{SHARED_POOL_LABEL}` "
+        f"and `{POOL_SELECTOR_LABEL}` are set by the pool itself.",
+    )
+    taints: Taints = Field(
+        default_factory=list,
+        description="Extra node taints, added to the default accelerator taint (one with the "
+        "same key and effect replaces it); default [].",
+    )
+    ocpus: float | None = Field(
+        default=None,
+        gt=0,
+        validate_default=True,
+        description="OCPUs per node; required for flexible `.Flex` shapes, not allowed "
+        "otherwise. Default None.",
+    )
+    memory_gb: float | None = Field(
+        default=None,
+        gt=0,
+        validate_default=True,
+        description="Memory per node in GB; required for flexible `.Flex` shapes, not allowed "
+        "otherwise. Default None.",
+    )
+    accelerator: Accelerator | None = Field(
+        default=None,
+        description="Accelerators per node; default None looks the shape up in the catalog "
+        "(a shape not in it has none).",
+    )
+    pool_name: str | None = Field(
+        default=None,
+        description="Name of the pool in the cloud and in its identity label; default the "
+        "component name.",
+    )
+
+    @field_validator("boot_volume_gb")
+    @classmethod
+    def _boot_volume(cls, size: int | None, info: ValidationInfo) -> int | None:
+        shape = info.data.get("shape")
+        if size is None:
+            # Bare-metal images need more room than the clouds' default boot volume, and
+            # the seed system requires it for the same reason.
+            if shape and is_bare_metal(shape):
+                raise ValueError(
+                    f"`boot_volume_gb` is required when `shape` is bare metal ({shape})"
+                )
+            return None
+        caps = capabilities_for(info.data.get("cluster"))
+        if caps:
+            low, high = caps.boot_volume_gb
+            if not low <= size <= high:
+                raise ValueError(f"{size} is outside {low}..{high} GB for {caps.title}")
+        return size
+
+    @field_validator("selector")
+    @classmethod
+    def _selector(cls, selector: str | None) -> str | None:
+        if selector is not None and (problem := _selector_problem(selector)):
+            raise ValueError(problem)
+        return selector
+
+    @field_validator("labels")
+    @classmethod
+    def _reserved_labels(cls, labels: dict[str, str]) -> dict[str, str]:
+        taken = [key for key in RESERVED_LABELS if key in labels]
+        if taken:
+            raise ValueError(
+                f"label {taken[0]!r} is set by the pool itself (from its name and `selector`); "
+                "remove it"
+            )
+        return labels
+
+    @field_validator("ocpus", "memory_gb")
+    @classmethod
+    def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
+        shape = info.data.get("shape")
+        if not shape:
+            return value
+        if is_flex(shape) and value is None:
+            raise ValueError(f"`{info.field_name}` is required when `shape` is flexible ({shape})")
+        if not is_flex(shape) and value is not None:
+            raise ValueError(
+                f"{value!r} can't be used: `{info.field_name}` is only for flexible `.Flex` "
+                f"shapes, and {shape!r} has a fixed size"
+            )
+        return value
+
+    @field_validator("pool_name")
+    @classmethod
+    def _pool_name(cls, name: str | None) -> str | None:
+        if name is not None and (problem := pool_name_problem(name)):
+            raise ValueError(problem)
+        return name
+
+
+def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> ResolvedPool:
+    """Every default applied: identity, shared-pool and selector labels, accelerator taint."""
+    pool_name = args.pool_name or component_name
+    if problem := pool_name_problem(pool_name):
+        raise SpecError(
+            f"SharedNodePool {component_name!r}",
+            [
+                Issue(
+                    "pool_name", f"{problem}; the component name is used when `pool_name` is unset"
+                )
+            ],
+        )
+    accelerator = args.accelerator or lookup_accelerator(args.shape)
+    labels = {
+        **args.labels,
+        SHARED_POOL_LABEL: "true",
+        **({POOL_SELECTOR_LABEL: args.selector} if args.selector is not None else {}),
+        POOL_LABEL: pool_name,
+    }
+    return ResolvedPool(
+        component_name=component_name,
+        pool_name=pool_name,
+        cluster=args.cluster,
+        instance_type=args.shape,
+        min_nodes=args.size,
+        max_nodes=args.size,
+        autoscaled=False,
+        labels=dict(sorted(labels.items())),
+        taints=tuple(merge_taints(default_shared_taints(accelerator), args.taints)),
+        spot=None,
+        boot_volume_gb=args.boot_volume_gb,
+        accelerator=accelerator,
+        ocpus=args.ocpus,
+        memory_gb=args.memory_gb,
+    )
+
+
+class SharedPoolDescription(SpecModel):
+    """A shared pool as recipes see it: enough to match, count capacity and schedule.
+
+    `SharedNodePool.pool_description` gives one for a pool of this program; write one by
+    hand for a pool created elsewhere (another stack, the console).
+    """
+
+    name: str = Field(description="The pool's name (its identity label value). Required.")
+    shape: str = Field(min_length=1, description="Shape of its nodes. Required.")
+    size: int = Field(ge=0, description="Number of nodes. Required.")
+    selector: LabelValue | None = Field(
+        default=None, description="The pool's selector; default None (no selector)."
+    )
+    gpus_per_node: int | None = Field(
+        default=None,
+        ge=0,
+        validate_default=True,
+        description="Accelerators per node; default None takes the shape's from the catalog "
+        "(0 for a shape not in it).",
+    )
+    accelerator_resource: LabelKey | None = Field(
+        default=None,
+        validate_default=True,
+        description="Extended resource name of the accelerators, e.g. `amd.com/gpu`; default "
+        "None takes the shape's from the catalog. Required when `gpus_per_node` > 0 and the "
+        "shape is not in the catalog.",
+    )
+    taints: Taints | None = Field(
+        default=None,
+        description="All taints of the pool's nodes; default None: the ones a SharedNodePool "
+        "has by default (`<accelerator resource>=true:NoSchedule` on accelerator shapes).",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str) -> str:
+        if problem := pool_name_problem(name):
+            raise ValueError(problem)
+        return name
+
+    @field_validator("selector")
+    @classmethod
+    def _selector(cls, selector: str | None) -> str | None:
+        if selector is not None and (problem := _selector_problem(selector)):
+            raise ValueError(problem)
+        return selector
+
+    @field_validator("gpus_per_node")
+    @classmethod
+    def _gpus_per_node(cls, count: int | None, info: ValidationInfo) -> int | None:
+        if count is not None:
+            return count
+        shape = info.data.get("shape")
+        accelerator = lookup_accelerator(shape) if shape else None
+        return accelerator.count if accelerator else 0
+
+    @field_validator("accelerator_resource")
+    @classmethod
+    def _accelerator_resource(cls, resource: str | None, info: ValidationInfo) -> str | None:
+        if resource is not None:
+            return resource
+        shape = info.data.get("shape")
+        accelerator = lookup_accelerator(shape) if shape else None
+        if accelerator is not None:
+            return accelerator.resource
+        if info.data.get("gpus_per_node"):
+            raise ValueError(
+                f"is required: shape {shape!r} is not in the accelerator catalog and "
+                f"`gpus_per_node` is {info.data['gpus_per_node']}"
+            )
+        return None
+
+    def model_post_init(self, __context: Any) -> None:
+        if self.taints is None:
+            accelerator = (
+                Accelerator(resource=self.accelerator_resource, count=self.gpus_per_node)
+                if self.accelerator_resource and self.gpus_per_node
+                else None
+            )
+            object.__setattr__(self, "taints", default_shared_taints(accelerator))
+
+    @property
+    def total_gpus(self) -> int:
+        return (self.gpus_per_node or 0) * self.size
+
+
+def describe_shared_pool(pool: ResolvedPool) -> SharedPoolDescription:
+    """The description of a resolved shared pool (what recipes of this program match)."""
+    return SharedPoolDescription(
+        name=pool.pool_name,
+        shape=pool.instance_type,
+        size=pool.max_nodes,
+        selector=pool.labels.get(POOL_SELECTOR_LABEL),
+        gpus_per_node=pool.accelerators_per_node,
+        accelerator_resource=pool.accelerator.resource if pool.accelerator else None,
+        taints=list(pool.taints),
+    )
