@@ -209,7 +209,7 @@ def section(quick: bool) -> Section:
     rows = [
         Row(
             "fleet kinds included",
-            ", ".join(k.label for k in found.included)
+            ", ".join(found.labels)
             + (f"; not on this checkout: {', '.join(found.missing)}" if found.missing else ""),
         ),
         ratio_row("warm, wall time", "wall"),
@@ -255,7 +255,7 @@ def section(quick: bool) -> Section:
         tables=[detail],
         raw={str(n): r for n, r in results.items()},
         notes=[
-            f"Pools at N={largest}: {kinds}.",
+            f"Fleet entries at N={largest}: {kinds}.",
             f"Cold = the first plan in a fresh process; warm = best of the {repeats - 1} "
             "that follow it. CPU time counts every thread of the process and is the "
             "steadier number on a shared machine. Peak RSS is the child's `ru_maxrss` "

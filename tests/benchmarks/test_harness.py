@@ -12,7 +12,7 @@ from benchmarks.bench_import import CLOUD_SDKS
 from benchmarks.fleet_generator import availability, generate_fleet
 from benchmarks.harness import Row, Section
 from benchmarks.report import END, START, render, rewrite_readme
-from components.fleet import deploy_fleet
+from components.fleet import deploy_fleet, validate_fleet
 from components.offline import run
 
 
@@ -28,13 +28,21 @@ def test_import_components_loads_no_cloud_sdk():
 
 
 def test_generated_fleet_has_every_available_kind_round_robin():
-    kinds = availability().included
+    found = availability()
+    kinds = found.included
     config, counts = generate_fleet(2 * len(kinds))
-    assert set(counts) == {kind.label for kind in kinds}
-    assert set(counts.values()) == {2}
+    assert list(counts) == list(found.labels)
+    assert {counts[kind.label] for kind in kinds} == {2}
+    assert all(counts[label] > 0 for label in found.extras)
     assert {entry["name"] for entry in config["pools"]} == {
         f"pool-{i:04d}" for i in range(2 * len(kinds))
     }
+
+
+def test_generated_fleet_is_valid():
+    config, _ = generate_fleet(2 * len(availability().included))
+    entries, _ = validate_fleet(config)
+    assert len(entries) == sum(len(config[key]) for key in config if key != "clusters")
 
 
 def test_replay_registers_the_same_resources_with_the_same_parents():
