@@ -105,11 +105,13 @@ def _timed_runs(program, repeats: int) -> dict[str, Any]:
     return result
 
 
-def child_plan(pool_count: int, repeats: int, records_path: Path) -> dict[str, Any]:
+def child_plan(
+    pool_count: int, repeats: int, records_path: Path, kinds: dict[str, Any] | None = None
+) -> dict[str, Any]:
     from benchmarks.fleet_generator import generate_fleet
     from components.fleet import deploy_fleet
 
-    config, counts = generate_fleet(pool_count)
+    config, counts = generate_fleet(pool_count, **(kinds or {}))
     rss_before = peak_rss_mb()
     timings = _timed_runs(lambda: deploy_fleet(config), repeats)
     records = _records(timings.pop("capture"))
@@ -136,12 +138,17 @@ def child_replay(repeats: int, records_path: Path) -> dict[str, Any]:
     return {"registrations": len(records), "rss_before_mb": rss_before, **timings}
 
 
-def measure(pool_count: int, repeats: int) -> dict[str, Any]:
+def measure(pool_count: int, repeats: int, kinds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Plan and replay in fresh processes; `kinds` narrows the fleet (see generate_fleet)."""
     with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp:
         records = Path(tmp) / "records.json"
         common = ["-m", "benchmarks.bench_fleet", "--repeats", str(repeats)]
         plan = run_child(
-            [*common, "--child", "plan", "--n", str(pool_count), "--records", str(records)]
+            [
+                *common,
+                *("--child", "plan", "--n", str(pool_count), "--records", str(records)),
+                *("--kinds", json.dumps(kinds or {})),
+            ]
         )
         replay = run_child([*common, "--child", "replay", "--records", str(records)])
     return {"plan": plan, "replay": replay}
@@ -247,12 +254,15 @@ def section(quick: bool) -> Section:
         ],
         table_rows,
     )
+    tables = [detail]
+    if not quick:
+        tables.append(_by_kind(found, repeats))
     return Section(
         key="fleet",
         title="Fleet plan",
         command="python -m benchmarks --only fleet",
         rows=rows,
-        tables=[detail],
+        tables=tables,
         raw={str(n): r for n, r in results.items()},
         notes=[
             f"Fleet entries at N={largest}: {kinds}.",
@@ -264,19 +274,64 @@ def section(quick: bool) -> Section:
     )
 
 
+# Each kind alone: which of them the overhead comes from.
+KIND_POOLS = 64
+
+
+def _by_kind(found: Any, repeats: int) -> Table:
+    groups: list[tuple[str, dict[str, Any]]] = [
+        (kind.label, {"only": [kind.label], "extras": []}) for kind in found.included
+    ]
+    if "Recipe" in found.extras:
+        groups.append(
+            (
+                "OKE SharedNodePool + 2 Recipes each",
+                {"only": ["OKE SharedNodePool"], "extras": ["Recipe"]},
+            )
+        )
+    governance = [label for label in ("PoolQuotas", "PoolPlatforms") if label in found.extras]
+    if governance:
+        groups.append(
+            (
+                f"EKS MachinePool + {' + '.join(governance)}",
+                {"only": ["EKS MachinePool"], "extras": governance},
+            )
+        )
+    rows = []
+    for label, kinds in groups:
+        result = measure(KIND_POOLS, repeats, kinds)
+        plan, replay = result["plan"], result["replay"]
+        registrations = plan["registrations"]
+        rows.append(
+            [
+                label,
+                str(registrations),
+                f"{_warm(plan, 'cpu_') / registrations * 1e6:,.0f} µs",
+                f"{_warm(replay, 'cpu_') / registrations * 1e6:,.0f} µs",
+                f"{_warm(plan, 'cpu_') / _warm(replay, 'cpu_'):.2f}x",
+            ]
+        )
+    return Table(
+        f"Overhead by kind ({KIND_POOLS} pools of one kind, warm CPU time per registration)",
+        ["kind", "registrations", "plan", "raw replay", "ratio"],
+        rows,
+    )
+
+
 def _main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--child", choices=("plan", "replay"))
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--records", type=Path)
+    parser.add_argument("--kinds", type=json.loads, default={}, help='{"only": [labels]}')
     args = parser.parse_args(argv)
     if args.child == "plan":
-        emit(child_plan(args.n, args.repeats, args.records))
+        emit(child_plan(args.n, args.repeats, args.records, args.kinds))
     elif args.child == "replay":
         emit(child_replay(args.repeats, args.records))
     else:
-        result = measure(args.n, args.repeats)
+        result = measure(args.n, args.repeats, args.kinds)
         print(json.dumps(result, indent=2))
     return 0
 

@@ -12,7 +12,7 @@ pool) and one PoolPlatforms per 50 pools.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -185,15 +185,21 @@ def availability() -> Availability:
     return Availability(tuple(included), tuple(extras), tuple(missing))
 
 
-def generate_fleet(pool_count: int) -> tuple[dict[str, Any], dict[str, int]]:
+def generate_fleet(
+    pool_count: int,
+    only: Sequence[str] | None = None,
+    extras: Sequence[str] | None = None,
+) -> tuple[dict[str, Any], dict[str, int]]:
     """A fleet config of `pool_count` pools (plus the entries made from them), and how many
-    entries of each kind it has."""
+    entries of each kind it has. `only` restricts the pool kinds and `extras` the entries
+    made from them, by label (default: every kind available)."""
     found = availability()
-    kinds = found.included
+    kinds = [k for k in found.included if only is None or k.label in only]
+    extra_labels = [label for label in found.extras if extras is None or label in extras]
     if not kinds:
-        raise RuntimeError("no pool kind is available in components.fleet.SECTIONS")
+        raise RuntimeError(f"no pool kind of {only or 'any'} is available on this checkout")
     config: dict[str, Any] = {"clusters": {}}
-    counts: dict[str, int] = dict.fromkeys(found.labels, 0)
+    counts: dict[str, int] = dict.fromkeys([*(k.label for k in kinds), *extra_labels], 0)
     for i in range(pool_count):
         kind = kinds[i % len(kinds)]
         entry: dict[str, Any] = {"component": kind.component, "name": f"pool-{i:04d}"}
@@ -209,7 +215,7 @@ def generate_fleet(pool_count: int) -> tuple[dict[str, Any], dict[str, int]]:
         "PoolPlatforms": _platforms,
     }
     pools = config.get("pools", [])
-    for label in found.extras:
+    for label in extra_labels:
         entries = makers[label](pools)
         config.setdefault(EXTRA_KINDS[label][0], []).extend(entries)
         counts[label] = len(entries)
