@@ -1,37 +1,48 @@
 """nodepools: accelerator node pools on Kubernetes as typed Pulumi components.
 
-The public API, re-exported. Cloud SDKs load only when a backend is first used.
+The public API, re-exported. Each name is imported from its module on first use
+(PEP 562), so `import components` costs next to nothing, and importing one part of the
+library (`components.validation` for the policy pack, the CLI) does not load every
+component and model of the others. Cloud SDKs load only when a backend is first used.
 """
 
-from .gpu_spot_pool import GpuSpotPool
-from .karpenter_node_pool import KarpenterNodePool
-from .machine_pool import MachinePool
-from .platforms import PoolPlatforms
-from .pool_component import PoolComponent
-from .quotas import PoolQuotas
-from .recipe import Recipe
-from .scheduling import SchedulingInfo
-from .shared_node_pool import SharedNodePool
-from .specs import (
-    Accelerator,
-    EksCluster,
-    GpuSpotPoolArgs,
-    KarpenterNodePoolArgs,
-    MachinePoolArgs,
-    OkeCluster,
-    OkePlacement,
-    RosaCluster,
-    Scaling,
-    SpecError,
-    Spot,
-    Taint,
-    lookup_accelerator,
-)
-from .specs.platforms import PoolPlatformsArgs
-from .specs.quotas import PoolQuotasArgs
-from .specs.recipe import RecipeArgs
-from .specs.shared import SharedNodePoolArgs, SharedPoolDescription
+from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# public name -> the module (relative to this package) that defines it
+_EXPORTS: dict[str, str] = {
+    "Accelerator": ".specs",
+    "EksCluster": ".specs",
+    "GpuSpotPool": ".gpu_spot_pool",
+    "GpuSpotPoolArgs": ".specs",
+    "KarpenterNodePool": ".karpenter_node_pool",
+    "KarpenterNodePoolArgs": ".specs",
+    "MachinePool": ".machine_pool",
+    "MachinePoolArgs": ".specs",
+    "OkeCluster": ".specs",
+    "OkePlacement": ".specs",
+    "PoolComponent": ".pool_component",
+    "PoolPlatforms": ".platforms",
+    "PoolPlatformsArgs": ".specs.platforms",
+    "PoolQuotas": ".quotas",
+    "PoolQuotasArgs": ".specs.quotas",
+    "Recipe": ".recipe",
+    "RecipeArgs": ".specs.recipe",
+    "RosaCluster": ".specs",
+    "Scaling": ".specs",
+    "SchedulingInfo": ".scheduling",
+    "SharedNodePool": ".shared_node_pool",
+    "SharedNodePoolArgs": ".specs.shared",
+    "SharedPoolDescription": ".specs.shared",
+    "SpecError": ".specs",
+    "Spot": ".specs",
+    "Taint": ".specs",
+    "lookup_accelerator": ".specs",
+}
+
+# Spelled out (not derived from _EXPORTS) so linters and type checkers can read it.
 __all__ = [
     "Accelerator",
     "EksCluster",
@@ -61,3 +72,47 @@ __all__ = [
     "Taint",
     "lookup_accelerator",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups are plain module attributes
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
+    from .gpu_spot_pool import GpuSpotPool
+    from .karpenter_node_pool import KarpenterNodePool
+    from .machine_pool import MachinePool
+    from .platforms import PoolPlatforms
+    from .pool_component import PoolComponent
+    from .quotas import PoolQuotas
+    from .recipe import Recipe
+    from .scheduling import SchedulingInfo
+    from .shared_node_pool import SharedNodePool
+    from .specs import (
+        Accelerator,
+        EksCluster,
+        GpuSpotPoolArgs,
+        KarpenterNodePoolArgs,
+        MachinePoolArgs,
+        OkeCluster,
+        OkePlacement,
+        RosaCluster,
+        Scaling,
+        SpecError,
+        Spot,
+        Taint,
+        lookup_accelerator,
+    )
+    from .specs.platforms import PoolPlatformsArgs
+    from .specs.quotas import PoolQuotasArgs
+    from .specs.recipe import RecipeArgs
+    from .specs.shared import SharedNodePoolArgs, SharedPoolDescription

@@ -8,6 +8,7 @@ import pulumi
 
 from .backends import backend_for
 from .backends.karpenter import manifest_issues, render_manifests
+from .outputs import known_output
 from .pool_component import PoolComponent
 from .scheduling import SchedulingInfo
 from .specs.base import Issue, SpecError, join_path, parse_spec
@@ -93,9 +94,9 @@ class KarpenterNodePool(PoolComponent):
         self.pool_name = pulumi.Output.from_input(pool.pool_name)
         self.pool_id = built.pool_id
         self.node_class_name = built.node_class_name
-        self.scheduling_info = pulumi.Output.from_input(self.scheduling.to_dict())
+        self.scheduling_info = known_output(self.scheduling.to_dict())
         self.scheduling_info_yaml = pulumi.Output.from_input(self.scheduling.to_yaml())
-        self.manifests = pulumi.Output.from_input(manifests)
+        self.manifests = known_output(manifests)
         self.register_outputs(
             {
                 **self._pool_outputs(),

@@ -11,6 +11,7 @@ from typing import Any
 import pulumi
 
 from .governance.platforms import render_platforms
+from .outputs import known_output
 from .specs.base import parse_spec
 from .specs.platforms import PoolPlatformsArgs
 
@@ -55,7 +56,7 @@ class PoolPlatforms(pulumi.ComponentResource):
         from .governance.register import register_manifests
 
         self.resources = register_manifests(name, plan.objects, self)
-        self.platforms = pulumi.Output.from_input(
+        self.platforms = known_output(
             {
                 platform["name"]: {
                     "pod_template": platform["podTemplate"],
@@ -65,7 +66,7 @@ class PoolPlatforms(pulumi.ComponentResource):
             }
         )
         self.default_platform = pulumi.Output.from_input(spec.default_platform)
-        self.namespaces = pulumi.Output.from_input(spec.namespace_names)
+        self.namespaces = known_output(spec.namespace_names)
         self.register_outputs(
             {
                 "platforms": self.platforms,

@@ -7,6 +7,7 @@ from typing import Any
 import pulumi
 
 from .backends import backend_for, check_pool
+from .outputs import known_output
 from .scheduling import SchedulingInfo
 from .specs.pools import ResolvedPool
 
@@ -54,7 +55,7 @@ class PoolComponent(pulumi.ComponentResource):
         built = backend_for(self.resolved.cluster.kind).build_pool(name, self.resolved, self)
         self.pool_name = pulumi.Output.from_input(self.resolved.pool_name)
         self.pool_id = built.pool_id
-        self.scheduling_info = pulumi.Output.from_input(self.scheduling.to_dict())
+        self.scheduling_info = known_output(self.scheduling.to_dict())
         self.scheduling_info_yaml = pulumi.Output.from_input(self.scheduling.to_yaml())
 
     def _pool_outputs(self) -> dict[str, pulumi.Output]:

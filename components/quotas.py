@@ -15,6 +15,7 @@ import pulumi
 
 from .governance.kueue import render_quotas
 from .governance.manifests import validate_rendered
+from .outputs import known_output
 from .specs.base import parse_spec
 from .specs.quotas import PoolQuotasArgs
 
@@ -54,6 +55,6 @@ class PoolQuotas(pulumi.ComponentResource):
         from .governance.register import register_manifests
 
         self.resources = register_manifests(name, plan.objects, self)
-        self.queue_names = pulumi.Output.from_input(plan.queue_names)
-        self.summary = pulumi.Output.from_input(plan.summary)
+        self.queue_names = known_output(plan.queue_names)
+        self.summary = known_output(plan.summary)
         self.register_outputs({"queue_names": self.queue_names, "summary": self.summary})

@@ -6,6 +6,7 @@ from typing import Any
 
 import pulumi
 
+from .outputs import known_output
 from .placement import decide
 from .recipe_manifests import deployment_manifest, recipe_scheduling, service_manifest
 from .specs.base import parse_spec
@@ -63,7 +64,7 @@ class Recipe(pulumi.ComponentResource):
             if built.service is not None
             else pulumi.Output.from_input(None)
         )
-        self.scheduling_info = pulumi.Output.from_input(scheduling.to_dict())
+        self.scheduling_info = known_output(scheduling.to_dict())
         self.register_outputs(
             {
                 "placement": self.placement,

@@ -63,7 +63,10 @@ class SchedulingInfo:
     def to_yaml(self) -> str:
         import yaml  # rendering only, never on the import path of `components`
 
-        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=False)
+        # Every pool renders this once; libyaml's emitter, when PyYAML was built with it,
+        # writes the same text as the pure-Python SafeDumper in a quarter of the time.
+        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+        return yaml.dump(self.to_dict(), Dumper=dumper, sort_keys=False, default_flow_style=False)
 
     def merge_into(
         self, pod_spec: Mapping[str, Any], container: str | None = None

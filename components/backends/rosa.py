@@ -30,9 +30,11 @@ imports), so ``pulumi import`` / ``ResourceOptions(import_=...)`` work with it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-from collections.abc import Mapping
+import pickle
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -434,12 +436,33 @@ class OcmMachinePool(pulumi.dynamic.Resource, module="ocm", name="MachinePool"):
             "href": None,
         }
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["token"])
-        super().__init__(
-            provider or OcmMachinePoolProvider(),
-            name,
-            props,
-            pulumi.ResourceOptions.merge(opts, secret_opts),
-        )
+        with _pickler_left_as_found():
+            super().__init__(
+                provider or OcmMachinePoolProvider(),
+                name,
+                props,
+                pulumi.ResourceOptions.merge(opts, secret_opts),
+            )
+
+
+@contextlib.contextmanager
+def _pickler_left_as_found() -> Iterator[None]:
+    """Undo the SDK's patch of the pure-Python pickler once it has serialized our provider.
+
+    To pickle deterministically, `pulumi.dynamic`'s `serialize_provider` replaces
+    `pickle._Pickler._batch_setitems` with a sorting wrapper of whatever is there, and
+    never puts it back: every dynamic resource wraps the wrapper once more, so each
+    serialization gets slower and, after about 500 in one process, raises RecursionError
+    (a stack of 600 ROSA pools could not be planned or deployed). Restored, every
+    serialization wraps the original once and sorts exactly as before.
+    """
+    batch_setitems = pickle._Pickler._batch_setitems  # type: ignore[attr-defined]
+    save_dict = pickle._Pickler.save_dict  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        pickle._Pickler._batch_setitems = batch_setitems  # type: ignore[attr-defined]
+        pickle._Pickler.save_dict = save_dict  # type: ignore[attr-defined]
 
 
 # -- the pool components' backend ----------------------------------------------------------

@@ -22,6 +22,7 @@ we emit, not a full model of `Quantity`.
 
 from __future__ import annotations
 
+import functools
 import threading
 from typing import Any
 
@@ -167,13 +168,25 @@ def compile_check(expression: str, *, expect: str | None = "BOOL") -> None:
     BOOL for validations and match conditions, STRING for message expressions)."""
     if not isinstance(expression, str) or not expression.strip():
         raise CelError("an expression can't be empty")
+    result, problem = _return_type(expression)
+    if problem is not None:
+        raise CelError(problem)
+    if expect is not None and result not in (expect, "DYN"):
+        raise CelError(f"evaluates to {result}, but a {expect} is needed")
+
+
+@functools.lru_cache(maxsize=4096)
+def _return_type(expression: str) -> tuple[str | None, str | None]:
+    """(return type, None), or (None, the compiler's message).
+
+    Compiling is most of a check, and a fleet checks the same expressions twice (its
+    dry run, then the component) and across entries alike.
+    """
     try:
         compiled = _environment("strict").compile(expression)
     except RuntimeError as err:
-        raise CelError(_compiler_message(err)) from None
-    result = str(compiled.return_type())
-    if expect is not None and result not in (expect, "DYN"):
-        raise CelError(f"evaluates to {result}, but a {expect} is needed")
+        return None, _compiler_message(err)
+    return str(compiled.return_type()), None
 
 
 def _compiler_message(err: RuntimeError) -> str:

@@ -1,49 +1,68 @@
-"""Pure value types (pydantic v2): no pulumi or cloud SDK import, ever."""
+"""Pure value types (pydantic v2): no pulumi or cloud SDK import, ever.
 
-from .accelerators import (
-    ACCELERATOR_RESOURCES,
-    AMD_GPU,
-    AWS_NEURON,
-    CATALOG,
-    NVIDIA_GPU,
-    Accelerator,
-    is_bare_metal,
-    is_flex,
-    lookup_accelerator,
-)
-from .base import Issue, PathError, SpecError, SpecModel, parse_spec
-from .clusters import CAPABILITIES, ClusterTarget, EksCluster, OkeCluster, OkePlacement
-from .karpenter import (
-    Budget,
-    Disruption,
-    KarpenterNodePoolArgs,
-    ResolvedKarpenterPool,
-    resolve_karpenter_pool,
-)
-from .karpenter_node_class import NodeClassArgs
-from .labels import (
-    MAX_NODES_TAG,
-    MIN_NODES_TAG,
-    POOL_LABEL,
-    POOL_SELECTOR_LABEL,
-    SHARED_POOL_LABEL,
-    Labels,
-    label_key_problem,
-    label_value_problem,
-)
-from .pools import (
-    GpuSpotPoolArgs,
-    MachinePoolArgs,
-    PoolArgsBase,
-    ResolvedPool,
-    accelerator_taint,
-    resolve_gpu_spot_pool,
-    resolve_pool,
-)
-from .rosa import RosaCluster
-from .scaling import Scaling, Spot
-from .taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints
+Re-exported by name; each name is imported from its module on first use (PEP 562), so a
+user of one kind of pool does not build the models of every other kind (the Karpenter
+specs are a third of this package's import time).
+"""
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# public name -> the module (relative to this package) that defines it
+_EXPORTS: dict[str, str] = {
+    "ACCELERATOR_RESOURCES": ".accelerators",
+    "AMD_GPU": ".accelerators",
+    "AWS_NEURON": ".accelerators",
+    "Accelerator": ".accelerators",
+    "Budget": ".karpenter",
+    "CAPABILITIES": ".clusters",
+    "CATALOG": ".accelerators",
+    "ClusterTarget": ".clusters",
+    "Disruption": ".karpenter",
+    "EksCluster": ".clusters",
+    "GpuSpotPoolArgs": ".pools",
+    "Issue": ".base",
+    "KarpenterNodePoolArgs": ".karpenter",
+    "Labels": ".labels",
+    "MAX_NODES_TAG": ".labels",
+    "MIN_NODES_TAG": ".labels",
+    "MachinePoolArgs": ".pools",
+    "NVIDIA_GPU": ".accelerators",
+    "NodeClassArgs": ".karpenter_node_class",
+    "OkeCluster": ".clusters",
+    "OkePlacement": ".clusters",
+    "POOL_LABEL": ".labels",
+    "POOL_SELECTOR_LABEL": ".labels",
+    "PathError": ".base",
+    "PoolArgsBase": ".pools",
+    "ResolvedKarpenterPool": ".karpenter",
+    "ResolvedPool": ".pools",
+    "RosaCluster": ".rosa",
+    "SHARED_POOL_LABEL": ".labels",
+    "Scaling": ".scaling",
+    "SpecError": ".base",
+    "SpecModel": ".base",
+    "Spot": ".scaling",
+    "TAINT_EFFECTS": ".taints",
+    "Taint": ".taints",
+    "TaintEffect": ".taints",
+    "Taints": ".taints",
+    "accelerator_taint": ".pools",
+    "is_bare_metal": ".accelerators",
+    "is_flex": ".accelerators",
+    "label_key_problem": ".labels",
+    "label_value_problem": ".labels",
+    "lookup_accelerator": ".accelerators",
+    "merge_taints": ".taints",
+    "parse_spec": ".base",
+    "resolve_gpu_spot_pool": ".pools",
+    "resolve_karpenter_pool": ".karpenter",
+    "resolve_pool": ".pools",
+}
+
+# Spelled out (not derived from _EXPORTS) so linters and type checkers can read it.
 __all__ = [
     "ACCELERATOR_RESOURCES",
     "AMD_GPU",
@@ -94,3 +113,62 @@ __all__ = [
     "resolve_karpenter_pool",
     "resolve_pool",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value  # later lookups are plain module attributes
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
+    from .accelerators import (
+        ACCELERATOR_RESOURCES,
+        AMD_GPU,
+        AWS_NEURON,
+        CATALOG,
+        NVIDIA_GPU,
+        Accelerator,
+        is_bare_metal,
+        is_flex,
+        lookup_accelerator,
+    )
+    from .base import Issue, PathError, SpecError, SpecModel, parse_spec
+    from .clusters import CAPABILITIES, ClusterTarget, EksCluster, OkeCluster, OkePlacement
+    from .karpenter import (
+        Budget,
+        Disruption,
+        KarpenterNodePoolArgs,
+        ResolvedKarpenterPool,
+        resolve_karpenter_pool,
+    )
+    from .karpenter_node_class import NodeClassArgs
+    from .labels import (
+        MAX_NODES_TAG,
+        MIN_NODES_TAG,
+        POOL_LABEL,
+        POOL_SELECTOR_LABEL,
+        SHARED_POOL_LABEL,
+        Labels,
+        label_key_problem,
+        label_value_problem,
+    )
+    from .pools import (
+        GpuSpotPoolArgs,
+        MachinePoolArgs,
+        PoolArgsBase,
+        ResolvedPool,
+        accelerator_taint,
+        resolve_gpu_spot_pool,
+        resolve_pool,
+    )
+    from .rosa import RosaCluster
+    from .scaling import Scaling, Spot
+    from .taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints

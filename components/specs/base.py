@@ -8,7 +8,9 @@ package never imports pulumi.
 
 from __future__ import annotations
 
+import importlib
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, TypeVar
@@ -119,6 +121,7 @@ def _quote(value: Any, loc: Iterable[Any] = ()) -> str:
 
 def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list[Issue]:
     """Turn pydantic's errors into our issues: a path, and a message quoting the value."""
+    _load_union_tags()
     issues: list[Issue] = []
     for error in exc.errors(include_url=False):
         loc = [part for part in error["loc"] if not _is_union_tag(part)]
@@ -167,10 +170,24 @@ def _is_union_tag(part: Any) -> bool:
 
 
 _UNION_TAGS: set[str] = set()
+# The modules whose discriminated unions register their tags (at import). `components`
+# imports its parts on first use, so they are loaded before the first error is turned
+# into issues: a path must not depend on which parts of the library happen to be loaded.
+_TAGGING_MODULES = (
+    "components.specs.clusters",
+    "components.specs.quotas",
+    "components.specs.platforms",
+)
 
 
 def register_union_tags(*tags: str) -> None:
     _UNION_TAGS.update(tags)
+
+
+def _load_union_tags() -> None:
+    for module in _TAGGING_MODULES:
+        if module not in sys.modules:
+            importlib.import_module(module)
 
 
 def parse_spec(model: type[T], data: Any, subject: str, prefix: str = "") -> T:

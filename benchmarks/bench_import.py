@@ -1,0 +1,172 @@
+"""Import cost: `import components` against `import pulumi, pydantic`, in fresh processes.
+
+Each statement runs in its own interpreter (`python -c`), timed in-process around the
+statement itself, so interpreter start-up is not counted on either side. The variants are
+interleaved (baseline, import, first use, baseline, ...) so drift on a busy machine hits
+all of them alike, and the median of the runs is reported.
+
+- baseline: `import pulumi, pydantic`, the floor any Pulumi program with pydantic pays;
+- models baseline: the same plus `from pydantic import BaseModel, Field, TypeAdapter`:
+  pydantic 2 imports its model machinery only then, and any library of pydantic models
+  pays it on first use;
+- import: `import components`;
+- first use: `from components import MachinePool` and one `MachinePoolArgs` built, so
+  cost moved from import time to first use (lazy imports, deferred model builds) still
+  shows up.
+
+Each child also lists the cloud SDKs it has loaded: `import components` must load none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .harness import Row, Section, Table, fmt_seconds, median, run_child, verdict
+
+TARGET_RATIO = 1.3
+CLOUD_SDKS = ("pulumi_aws", "pulumi_oci", "pulumi_kubernetes", "httpx")
+
+FIRST_USE = """\
+from components import MachinePool, MachinePoolArgs
+MachinePoolArgs(
+    cluster={
+        "kind": "eks",
+        "cluster_name": "ml",
+        "node_role_arn": "arn:aws:iam::123456789012:role/nodes",
+        "subnet_ids": ["subnet-a"],
+    },
+    instance_type="g5.xlarge",
+    replicas=1,
+)
+"""
+
+VARIANTS: dict[str, str] = {
+    "baseline": "import pulumi, pydantic",
+    "models_baseline": "import pulumi, pydantic\nfrom pydantic import BaseModel, Field, TypeAdapter",
+    "import": "import components",
+    "first_use": FIRST_USE,
+}
+
+# Timed in the child around nothing but the statement.
+CHILD = """\
+import json, resource, sys, time
+start = time.perf_counter()
+exec(compile({statement!r}, "<benchmark>", "exec"))
+seconds = time.perf_counter() - start
+rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+cloud = sorted(m for m in sys.modules if m.split(".")[0] in {cloud!r})
+sys.stdout.write("BENCHMARK-RESULT " + json.dumps(
+    {{"seconds": seconds, "rss_mb": rss_mb, "cloud_modules": cloud, "modules": len(sys.modules)}}
+) + "\\n")
+"""
+
+
+def measure_variant(statement: str) -> dict[str, Any]:
+    code = CHILD.format(statement=statement, cloud=CLOUD_SDKS)
+    return run_child(["-c", code], timeout=120)
+
+
+def run(runs: int = 9, warm_up: bool = True) -> dict[str, Any]:
+    """Median import time and peak RSS per variant, over `runs` fresh processes each."""
+    if warm_up:  # one unmeasured round: it writes any missing bytecode caches
+        for statement in VARIANTS.values():
+            measure_variant(statement)
+    samples: dict[str, list[dict[str, Any]]] = {name: [] for name in VARIANTS}
+    for _ in range(runs):
+        for name, statement in VARIANTS.items():
+            samples[name].append(measure_variant(statement))
+    result: dict[str, Any] = {"runs": runs}
+    for name, runs_of_variant in samples.items():
+        result[name] = {
+            "seconds": median([s["seconds"] for s in runs_of_variant]),
+            "min_seconds": min(s["seconds"] for s in runs_of_variant),
+            "rss_mb": median([s["rss_mb"] for s in runs_of_variant]),
+            "modules": runs_of_variant[-1]["modules"],
+            "cloud_modules": sorted({m for s in runs_of_variant for m in s["cloud_modules"]}),
+        }
+    base = result["baseline"]
+    for name in ("import", "first_use"):
+        result[name]["time_ratio"] = result[name]["seconds"] / base["seconds"]
+        result[name]["rss_ratio"] = result[name]["rss_mb"] / base["rss_mb"]
+    result["first_use"]["models_ratio"] = (
+        result["first_use"]["seconds"] / result["models_baseline"]["seconds"]
+    )
+    return result
+
+
+def section(quick: bool) -> Section:
+    runs = 3 if quick else 9
+    result = run(runs, warm_up=not quick)
+    base, imported, first = result["baseline"], result["import"], result["first_use"]
+    models = result["models_baseline"]
+    cloud_loaded = imported["cloud_modules"]
+    rows = [
+        Row(
+            "`import components` time / `import pulumi, pydantic`",
+            f"{imported['time_ratio']:.2f}x ({fmt_seconds(imported['seconds'])} vs "
+            f"{fmt_seconds(base['seconds'])})",
+            f"<= {TARGET_RATIO}x",
+            imported["time_ratio"] <= TARGET_RATIO,
+        ),
+        Row(
+            "`import components` peak RSS / baseline",
+            f"{imported['rss_ratio']:.2f}x ({imported['rss_mb']:.1f} MB vs "
+            f"{base['rss_mb']:.1f} MB)",
+            f"<= {TARGET_RATIO}x",
+            imported["rss_ratio"] <= TARGET_RATIO,
+        ),
+        Row(
+            "first use (`from components import MachinePool` + one `MachinePoolArgs`) / baseline",
+            f"{first['time_ratio']:.2f}x ({fmt_seconds(first['seconds'])}, "
+            f"{first['rss_mb']:.1f} MB)",
+            f"(<= {TARGET_RATIO}x)",
+            first["time_ratio"] <= TARGET_RATIO,
+        ),
+        Row(
+            "first use / baseline with pydantic's model machinery imported",
+            f"{first['models_ratio']:.2f}x (vs {fmt_seconds(models['seconds'])})",
+        ),
+        Row(
+            "cloud SDKs loaded by `import components`",
+            ", ".join(cloud_loaded) if cloud_loaded else "none",
+            f"none of {', '.join(CLOUD_SDKS)}",
+            not cloud_loaded,
+        ),
+    ]
+    detail = Table(
+        f"Import cost (median of {runs} fresh processes each)",
+        ["statement", "time", "fastest", "peak RSS", "modules loaded", "time ratio"],
+        [
+            [
+                label,
+                fmt_seconds(data["seconds"]),
+                fmt_seconds(data["min_seconds"]),
+                f"{data['rss_mb']:.1f} MB",
+                str(data["modules"]),
+                f"{data['seconds'] / base['seconds']:.2f}x",
+            ]
+            for label, data in (
+                ("`import pulumi, pydantic` (baseline)", base),
+                ("baseline + `from pydantic import BaseModel, Field, TypeAdapter`", models),
+                ("`import components`", imported),
+                ("first use", first),
+            )
+        ],
+    )
+    return Section(
+        key="import",
+        title="Import cost",
+        command="python -m benchmarks --only import",
+        rows=rows,
+        tables=[detail],
+        raw=result,
+        notes=[
+            "Timed inside each child around the statement alone (interpreter start-up "
+            "excluded on both sides); peak RSS is the child's `ru_maxrss`."
+        ],
+    )
+
+
+if __name__ == "__main__":
+    for row in section(quick=False).rows:
+        print(f"{row.metric}: {row.value} (target {row.target or '-'}) {verdict(row.passed)}")
