@@ -225,6 +225,7 @@ def _validate_entry(
     kind = kinds[component]
     component_class, args_model = kind.load()
     ctx.current = name
+    prepared = args
     try:
         prepared = kind.prepare(args, ctx, path) if kind.prepare else args
         model = args_model.model_validate(prepared)
@@ -232,7 +233,7 @@ def _validate_entry(
         issues.extend(exc.issues)
         return None
     except ValidationError as exc:
-        issues.extend(issues_from_validation_error(exc, path))
+        issues.extend(issues_from_validation_error(exc, path, prepared))
         return None
     # What the component itself checks with the entry's real name (defaults, the cloud's
     # rules, rendered manifests), so that building the fleet can't fail half-way.

@@ -119,12 +119,34 @@ def _quote(value: Any, loc: Iterable[Any] = ()) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def issues_from_validation_error(exc: ValidationError, prefix: str = "") -> list[Issue]:
+_MISSING = object()
+
+
+def _user_loc(loc: tuple[Any, ...], data: Any) -> list[Any]:
+    """`loc` without the tags discriminated unions insert ("eks", "oke", ...): the user never
+    wrote them. With the input at hand, a part that is a real key of it is kept even when
+    it spells a tag (a label `cap`); without, every registered tag is dropped."""
+    kept: list[Any] = []
+    current = data
+    for part in loc:
+        if (isinstance(current, dict) and part in current) or (isinstance(current, list) and isinstance(part, int) and part < len(current)):
+            current = current[part]
+        elif _is_union_tag(part):
+            continue
+        else:
+            current = _MISSING
+        kept.append(part)
+    return kept
+
+
+def issues_from_validation_error(
+    exc: ValidationError, prefix: str = "", data: Any = _MISSING
+) -> list[Issue]:
     """Turn pydantic's errors into our issues: a path, and a message quoting the value."""
     _load_union_tags()
     issues: list[Issue] = []
     for error in exc.errors(include_url=False):
-        loc = [part for part in error["loc"] if not _is_union_tag(part)]
+        loc = _user_loc(error["loc"], data)
         path = format_path(loc, prefix)
         kind = error["type"]
         if kind == "value_error":
@@ -199,7 +221,7 @@ def parse_spec(model: type[T], data: Any, subject: str, prefix: str = "") -> T:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(subject, issues_from_validation_error(exc, prefix)) from None
+        raise SpecError(subject, issues_from_validation_error(exc, prefix, data)) from None
 
 
 def is_output(value: Any) -> bool:

@@ -202,3 +202,18 @@ def test_labels_the_kubelet_may_set_are_allowed():
         "p",
     )
     assert args.labels == labels
+
+
+def test_a_label_key_spelling_a_union_tag_keeps_its_path():
+    # `eks` is also the tag of the cluster union; as a user's label key it stays in the path.
+    found = problems(
+        MachinePoolArgs,
+        {"cluster": EKS, "instance_type": "m5.large", "replicas": 1, "labels": {"eks": "x" * 64}},
+    )
+    assert set(found) == {"labels.eks"}
+    # ...while the tag pydantic inserts for the union is still left out.
+    found = problems(
+        MachinePoolArgs,
+        {"cluster": {**EKS, "cluster_name": 5}, "instance_type": "m5.large", "replicas": 1},
+    )
+    assert set(found) == {"cluster.cluster_name"}
