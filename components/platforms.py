@@ -34,14 +34,20 @@ class PoolPlatforms(pulumi.ComponentResource):
     default_platform: pulumi.Output[str | None]
     namespaces: pulumi.Output[list]
 
+    @classmethod
+    def preflight(cls, name: str, args: PoolPlatformsArgs | dict[str, Any]):
+        """Everything the constructor checks (templates, CEL, RBAC rendered), registering
+        nothing; the fleet runs it on each entry before building any."""
+        spec = parse_spec(PoolPlatformsArgs, args, f"PoolPlatforms {name!r}")
+        return spec, render_platforms(name, spec)
+
     def __init__(
         self,
         name: str,
         args: PoolPlatformsArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        spec = parse_spec(PoolPlatformsArgs, args, f"PoolPlatforms {name!r}")
-        plan = render_platforms(name, spec)
+        spec, plan = self.preflight(name, args)
         # Registered as the component's inputs (under `spec`: the output names are typed
         # differently) so `plan` and `pulumi stack export` can show the platforms.
         props = {

@@ -36,16 +36,22 @@ class PoolQuotas(pulumi.ComponentResource):
     queue_names: pulumi.Output[dict]
     summary: pulumi.Output[dict]
 
+    @classmethod
+    def preflight(cls, name: str, args: PoolQuotasArgs | dict[str, Any]):
+        """Everything the constructor checks (every Kueue object rendered and validated),
+        registering nothing; the fleet runs it on each entry before building any."""
+        subject = f"PoolQuotas {name!r}"
+        plan = render_quotas(name, parse_spec(PoolQuotasArgs, args, subject))
+        validate_rendered(subject, plan.objects)
+        return plan
+
     def __init__(
         self,
         name: str,
         args: PoolQuotasArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        subject = f"PoolQuotas {name!r}"
-        spec = parse_spec(PoolQuotasArgs, args, subject)
-        plan = render_quotas(name, spec)
-        validate_rendered(subject, plan.objects)
+        plan = self.preflight(name, args)
         # The quota table is registered as the component's inputs, for `plan` and
         # `pulumi stack export`.
         props = {

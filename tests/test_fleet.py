@@ -204,3 +204,67 @@ def test_two_pools_of_one_name_on_one_cluster_are_refused():
     assert found == {
         "nodepools:pools[1].name": "pool name 'cpu' is already used on the same cluster by nodepools:pools[0]"
     }
+
+
+def test_a_governance_entry_is_checked_whole_before_anything_is_built():
+    config = {
+        "clusters": {"eks": EKS},
+        "pools": [
+            {
+                "component": "GpuSpotPool",
+                "name": "gpu",
+                "cluster": "eks",
+                "instance_type": "g5.xlarge",
+            }
+        ],
+        # Its Cohort is named after the entry: "Org Quotas" is no Kubernetes name.
+        "governance": [
+            {
+                "component": "PoolQuotas",
+                "name": "Org Quotas",
+                "pools": ["gpu"],
+                "departments": [
+                    {
+                        "name": "rnd",
+                        "projects": [{"name": "research", "quotas": {"gpu": {"gpu": 1}}}],
+                    }
+                ],
+            }
+        ],
+    }
+    with pytest.raises(ProgramError) as caught:
+        run(lambda: deploy_fleet(config))
+    assert caught.value.capture.resources == []
+    assert all(p.startswith("nodepools:governance[0]") for p in caught.value.cause.paths())
+
+
+def test_governance_reads_a_shared_pool_of_the_fleet_by_name():
+    config = {
+        "clusters": {"oke": OKE},
+        "pools": [
+            {
+                "component": "SharedNodePool",
+                "name": "a10",
+                "cluster": "oke",
+                "shape": "BM.GPU.A10.4",
+                "size": 2,
+                "boot_volume_gb": 200,
+            }
+        ],
+        "governance": [
+            {
+                "component": "PoolQuotas",
+                "name": "org",
+                "pools": ["a10"],
+                "departments": [
+                    {
+                        "name": "rnd",
+                        "projects": [{"name": "research", "quotas": {"a10": {"gpu": 8}}}],
+                    }
+                ],
+            }
+        ],
+    }
+    capture = run(lambda: deploy_fleet(config))
+    flavor = capture.get("kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", "org-flavor-a10")
+    assert flavor.inputs["spec"]["nodeLabels"] == {"nodepools.dev/pool": "a10"}

@@ -23,6 +23,7 @@ from ..specs.karpenter import resolve_karpenter_pool
 from ..specs.platforms import PoolPlatformsArgs
 from ..specs.pools import resolve_gpu_spot_pool, resolve_pool
 from ..specs.quotas import PoolQuotasArgs
+from ..specs.shared import resolve_shared_pool
 from .kueue import render_quotas
 from .platforms import render_platforms
 
@@ -47,6 +48,7 @@ def _managed(resolve: Callable[[Any, str], Any]) -> Callable[[Any, str], tuple[d
 RESOLVERS: dict[str, Callable[[Any, str], tuple[dict[str, Any], Any]]] = {
     "MachinePool": _managed(resolve_pool),
     "GpuSpotPool": _managed(resolve_gpu_spot_pool),
+    "SharedNodePool": _managed(resolve_shared_pool),
     "KarpenterNodePool": _karpenter,
 }
 

@@ -124,8 +124,38 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
         super().__init__(mocks)
         self.capture = capture
         self._lock = threading.Lock()
+        self._thread_loops: list[asyncio.AbstractEventLoop] = []
+
+    def _thread_loop(self) -> None:
+        # The SDK's mock monitor needs an event loop in each worker thread and makes one it
+        # never closes; left to the garbage collector, those loops are finalised at
+        # interpreter exit after their sockets ("Exception ignored in BaseEventLoop.__del__
+        # ... Invalid file descriptor"). Made here instead, they are closed after the run.
+        try:
+            asyncio.get_event_loop()
+        except RuntimeError:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+            with self._lock:
+                self._thread_loops.append(loop)
+
+    def close_thread_loops(self) -> None:
+        with self._lock:
+            loops, self._thread_loops = self._thread_loops, []
+        for loop in loops:
+            if not loop.is_running():
+                loop.close()
+
+    def Invoke(self, request):
+        self._thread_loop()
+        return super().Invoke(request)
+
+    def ReadResource(self, request):
+        self._thread_loop()
+        return super().ReadResource(request)
 
     def RegisterResource(self, request):
+        self._thread_loop()
         response = super().RegisterResource(request)
         if request.type == "pulumi:pulumi:Stack":
             return response
@@ -170,7 +200,9 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
         outputs = _plain(rpc.deserialize_properties(request.outputs, keep_unknowns=True))
         with self._lock:
             if request.urn.split("::")[-2].endswith("pulumi:pulumi:Stack"):
-                self.capture.stack_outputs = outputs
+                # The stack's outputs can arrive in more than one call (the SDK also
+                # finishes the root stack that `set_mocks` makes), in either order.
+                self.capture.stack_outputs.update(outputs)
             else:
                 self.capture.component_outputs[request.urn] = outputs
         return super().RegisterResourceOutputs(request)
@@ -247,6 +279,7 @@ def run(
         raise ProgramError(exc, capture) from exc
     finally:
         loop.close()
+        monitor.close_thread_loops()
         asyncio.set_event_loop(previous_loop)
         settings.set_root_resource(None)
     return capture

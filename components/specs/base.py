@@ -129,7 +129,9 @@ def _user_loc(loc: tuple[Any, ...], data: Any) -> list[Any]:
     kept: list[Any] = []
     current = data
     for part in loc:
-        if (isinstance(current, dict) and part in current) or (isinstance(current, list) and isinstance(part, int) and part < len(current)):
+        if (isinstance(current, dict) and part in current) or (
+            isinstance(current, list) and isinstance(part, int) and part < len(current)
+        ):
             current = current[part]
         elif _is_union_tag(part):
             continue
