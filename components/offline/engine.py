@@ -30,6 +30,7 @@ from pulumi.runtime import rpc, settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack
 
+from ..specs.base import format_path
 from .mocks import OfflineMocks
 
 SECRET_SIG = rpc._special_secret_sig  # the engine's marker of a secret value
@@ -104,16 +105,18 @@ class ProgramError(Exception):
         super().__init__(str(cause))
 
 
-def _find_secret_paths(value: Any, path: str = "") -> list[str]:
+def _find_secret_paths(value: Any, loc: tuple[Any, ...] = ()) -> list[str]:
+    """Paths of the secrets in `value`, as `a.b[0]["config.json"]` (keys that aren't plain
+    names are quoted, so a path always splits back into the keys it was made of)."""
     found: list[str] = []
     if isinstance(value, dict):
         if value.get(rpc._special_sig_key) == SECRET_SIG:
-            return [path]
+            return [format_path(loc)]
         for key, item in value.items():
-            found += _find_secret_paths(item, f"{path}.{key}" if path else key)
+            found += _find_secret_paths(item, (*loc, key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            found += _find_secret_paths(item, f"{path}[{index}]")
+            found += _find_secret_paths(item, (*loc, index))
     return found
 
 

@@ -18,31 +18,38 @@ def _slug(text: str) -> str:
 
 
 REDACTED = "[secret]"
-_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+# One part of a path as `format_path` writes it: `name`, `[3]` or `["any key"]`.
+_PATH_PART = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|([^.\[\]]+)')
 
 
 def redacted_inputs(inputs: dict[str, Any], secret_paths: tuple[str, ...]) -> dict[str, Any]:
     """`inputs` with every secret replaced by `[secret]` and engine-internal `__` keys
-    (a dynamic provider's pickled code) dropped: artifacts are meant for review in the open."""
+    (a dynamic provider's pickled code) dropped: artifacts are meant for review in the open.
+
+    Fails closed: when a path can't be followed to its end, the deepest value reached on
+    it is redacted whole."""
     document = copy.deepcopy({k: v for k, v in inputs.items() if not k.startswith("__")})
     for path in secret_paths:
-        parts = [int(index) if index else key for key, index in _PATH_PART.findall(path)]
-        parent: Any = document
-        for part in parts[:-1]:
-            try:
-                parent = parent[part]
-            except (KeyError, IndexError, TypeError):
-                parent = None
+        parts = [
+            quoted if quoted or not (index or name) else int(index) if index else name
+            for quoted, index, name in _PATH_PART.findall(path)
+        ]
+        parent: Any = None
+        key: Any = None
+        holder: Any = document
+        for part in parts:
+            if not _has(holder, part):
                 break
-        if parent is not None and parts and _has(parent, parts[-1]):
-            parent[parts[-1]] = REDACTED
+            parent, key, holder = holder, part, holder[part]
+        if parent is not None:
+            parent[key] = REDACTED
     return document
 
 
 def _has(container: Any, key: Any) -> bool:
     if isinstance(container, dict):
         return key in container
-    return isinstance(container, list) and isinstance(key, int) and key < len(container)
+    return isinstance(container, list) and isinstance(key, int) and 0 <= key < len(container)
 
 
 def write_artifacts(capture: Capture, out_dir: Path) -> list[Path]:

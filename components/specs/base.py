@@ -32,6 +32,10 @@ class SpecModel(BaseModel):
     )
 
 
+class ValueNotShown(ValueError):
+    """A validator's error whose message quotes no value: shown even under a credential key."""
+
+
 class PathError(ValueError):
     """A validator's error about a part of its field (`subpath`), e.g. `max_price` of `spot`."""
 
@@ -96,11 +100,19 @@ def format_path(loc: Iterable[Any], prefix: str = "") -> str:
 
 # Keys whose values are never quoted back: a misplaced or misspelt credential must not end
 # up in an error message, a CI log or an issue tracker.
-SECRET_KEY = re.compile(r"token|secret|password|passwd|credential|private.?key", re.IGNORECASE)
+SECRET_KEY = re.compile(
+    r"token|secret|password|passwd|credential|private.?key|api.?key|access.?key|auth",
+    re.IGNORECASE,
+)
+HIDDEN = "<hidden: it may hold a secret>"
 
 
 def _mentions_secret(value: Any) -> bool:
     if isinstance(value, dict):
+        # Kubernetes-style `{name: HF_TOKEN, value: ...}` pairs name their secret in a value.
+        name = value.get("name")
+        if isinstance(name, str) and SECRET_KEY.search(name):
+            return True
         return any(
             (isinstance(k, str) and SECRET_KEY.search(k)) or _mentions_secret(v)
             for k, v in value.items()
@@ -114,7 +126,7 @@ def _quote(value: Any, loc: Iterable[Any] = ()) -> str:
     if any(isinstance(part, str) and SECRET_KEY.search(part) for part in loc) or _mentions_secret(
         value
     ):
-        return "<hidden: it may hold a secret>"
+        return HIDDEN
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
@@ -160,6 +172,12 @@ def issues_from_validation_error(
                 )
                 continue
             message = str(cause) if cause is not None else error["msg"]
+            if not isinstance(cause, ValueNotShown) and (
+                _mentions_secret(error.get("input"))
+                or any(isinstance(part, str) and SECRET_KEY.search(part) for part in loc)
+            ):
+                # Our validators quote values; under a credential-like key, don't.
+                message = f"is invalid ({HIDDEN})"
             if isinstance(cause, PathError):
                 path = join_path(path, cause.subpath)
         elif kind == "extra_forbidden":

@@ -23,7 +23,7 @@ from pydantic import (
     model_validator,
 )
 
-from .base import SpecModel, is_output, wired
+from .base import SpecModel, ValueNotShown, is_output, wired
 
 DEFAULT_API_URL = "https://api.openshift.com"
 DEFAULT_SSO_URL = "https://sso.redhat.com/auth/realms/redhat-external/protocol/openid-connect/token"
@@ -54,19 +54,19 @@ def _token(value: Any) -> Any:
     if isinstance(value, dict) and set(value) == {"secure"}:
         # Stack YAML's form of `pulumi config set --secret --path ...`: the engine decrypts
         # it for `pulumi up`, but an offline run has only the ciphertext.
-        raise ValueError(
+        raise ValueNotShown(
             "is encrypted stack config, which an offline run can't decrypt; plan with the "
             f"token left out (deploys can read {' or '.join(TOKEN_ENV_VARS)}) or with its "
             "plaintext in the offline config"
         )
     if isinstance(value, str):
         if not value.strip():
-            raise ValueError(
+            raise ValueNotShown(
                 "is empty; leave `token` out to read "
                 f"{' or '.join(TOKEN_ENV_VARS)} from the environment at deploy time"
             )
         return SecretStr(value.strip())
-    raise ValueError(
+    raise ValueNotShown(
         f"must be a string or a Pulumi Output (got a value of type {type(value).__name__}, "
         "not shown)"
     )

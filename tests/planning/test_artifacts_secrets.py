@@ -60,3 +60,43 @@ def test_errors_never_quote_a_misplaced_credential(args):
     assert isinstance(caught.value.cause, SpecError)
     assert TOKEN not in str(caught.value.cause)
     assert "<hidden" in str(caught.value.cause)
+
+
+def test_secret_under_a_dotted_key_is_redacted(tmp_path):
+    def program():
+        pulumi.CustomResource(
+            "kubernetes:core/v1:Secret",
+            "creds",
+            {
+                "stringData": {"config.json": pulumi.Output.secret("LEAK1")},
+                "list": [{"x.y": pulumi.Output.secret("LEAK2")}],
+            },
+        )
+
+    capture = run(program)
+    for path in write_artifacts(capture, tmp_path):
+        text = path.read_text()
+        assert "LEAK1" not in text and "LEAK2" not in text
+        assert "config.json: '[secret]'" in text
+
+
+def test_redaction_fails_closed_on_a_path_that_does_not_resolve():
+    inputs = {"a": {"b": "plain", "c": "other"}, "d": 1}
+    assert redacted_inputs(inputs, ("a.zzz.q",)) == {"a": "[secret]", "d": 1}
+
+
+def test_our_own_validator_messages_are_hidden_under_credential_like_keys():
+    with pytest.raises(ProgramError) as caught:
+        run(
+            lambda: MachinePool(
+                "p",
+                {
+                    "cluster": ROSA,
+                    "instance_type": "m5.xlarge",
+                    "replicas": 3,
+                    "labels": {"api-token": "x" * 64 + TOKEN[:5]},
+                },
+            )
+        )
+    message = str(caught.value.cause)
+    assert 'labels["api-token"]' in message and TOKEN[:5] not in message and "<hidden" in message
