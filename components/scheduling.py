@@ -102,8 +102,14 @@ class SchedulingInfo:
             target = next(
                 (c for c in containers if container is None or c.get("name") == container), None
             )
-            if target is not None:
-                limits = target.setdefault("resources", {}).setdefault("limits", {})
-                for resource, count in self.limits.items():
-                    limits.setdefault(resource, count)
+            if target is None:
+                raise ValueError("pod spec has no container to request the accelerators on")
+            resources = target.get("resources") or {}
+            limits = dict(resources.get("limits") or {})
+            requests = resources.get("requests") or {}
+            for resource, count in self.limits.items():
+                # Extended resources need requests equal to limits: an existing request
+                # is the pod's own answer, so the limit follows it.
+                limits.setdefault(resource, requests.get(resource, count))
+            target["resources"] = {**resources, "limits": limits}
         return spec

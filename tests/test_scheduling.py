@@ -62,3 +62,16 @@ def test_merge_refuses_conflicts_and_unknown_containers():
         INFO.merge_into({"nodeSelector": {"nodepools.dev/pool": "other"}, "containers": []})
     with pytest.raises(ValueError, match="no container 'x'"):
         INFO.merge_into({"containers": [{"name": "main"}]}, container="x")
+
+
+def test_merge_follows_an_existing_request_and_tolerates_null_resources():
+    pod = {"containers": [{"name": "main", "resources": {"requests": {"nvidia.com/gpu": 2}}}]}
+    merged = INFO.merge_into(pod)
+    assert merged["containers"][0]["resources"] == {
+        "requests": {"nvidia.com/gpu": 2},
+        "limits": {"nvidia.com/gpu": 2},
+    }
+    merged = INFO.merge_into({"containers": [{"name": "main", "resources": None}]})
+    assert merged["containers"][0]["resources"] == {"limits": {"nvidia.com/gpu": 8}}
+    with pytest.raises(ValueError, match="no container"):
+        INFO.merge_into({"containers": []})
