@@ -8,8 +8,9 @@ component and model of the others. Cloud SDKs load only when a backend is first 
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ._lazy import lazy_exports
 
 # public name -> the module (relative to this package) that defines it
 _EXPORTS: dict[str, str] = {
@@ -74,17 +75,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value  # later lookups are plain module attributes
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
