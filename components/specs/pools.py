@@ -68,6 +68,17 @@ def effective_pool_name(pool_name: str | None, component_name: str) -> tuple[str
     )
 
 
+def flex_size_field(what: str) -> Any:
+    """`ocpus` / `memory_gb`: checked against the shape by `flex_size_problem`."""
+    return Field(
+        default=None,
+        gt=0,
+        validate_default=True,  # so a missing value on a Flex shape is reported
+        description=f"{what} per node; required for flexible OCI `.Flex` shapes, not allowed "
+        "otherwise. Default None.",
+    )
+
+
 def accelerator_taint(accelerator: Accelerator) -> Taint:
     """The taint that keeps pods without an accelerator request off accelerator nodes."""
     return Taint(key=accelerator.resource, value="true", effect="NoSchedule")
@@ -108,20 +119,8 @@ class PoolArgsBase(SpecModel):
     boot_volume_gb: int | None = Field(
         default=None, gt=0, description="Boot/root volume in GiB; default None (cloud default)."
     )
-    ocpus: float | None = Field(
-        default=None,
-        gt=0,
-        validate_default=True,
-        description="OCPUs per node; required for flexible OCI `.Flex` shapes, not allowed "
-        "otherwise. Default None.",
-    )
-    memory_gb: float | None = Field(
-        default=None,
-        gt=0,
-        validate_default=True,
-        description="Memory per node in GB; required for flexible OCI `.Flex` shapes, not "
-        "allowed otherwise. Default None.",
-    )
+    ocpus: float | None = flex_size_field("OCPUs")
+    memory_gb: float | None = flex_size_field("Memory in GB")
     accelerator: Accelerator | None = Field(
         default=None,
         validate_default=True,

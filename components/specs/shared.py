@@ -28,6 +28,7 @@ from .pools import (
     accelerator_taint,
     count_multiple_problem,
     effective_pool_name,
+    flex_size_field,
     pool_name_problem,
 )
 from .taints import Taint, Taints, merge_taints
@@ -93,20 +94,8 @@ class SharedNodePoolArgs(SpecModel):
         description="Extra node taints, added to the default accelerator taint (one with the "
         "same key and effect replaces it); default [].",
     )
-    ocpus: float | None = Field(
-        default=None,
-        gt=0,
-        validate_default=True,
-        description="OCPUs per node; required for flexible `.Flex` shapes, not allowed "
-        "otherwise. Default None.",
-    )
-    memory_gb: float | None = Field(
-        default=None,
-        gt=0,
-        validate_default=True,
-        description="Memory per node in GB; required for flexible `.Flex` shapes, not allowed "
-        "otherwise. Default None.",
-    )
+    ocpus: float | None = flex_size_field("OCPUs")
+    memory_gb: float | None = flex_size_field("Memory in GB")
     accelerator: Accelerator | None = Field(
         default=None,
         description="Accelerators per node; default None looks the shape up in the catalog "
