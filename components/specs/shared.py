@@ -6,9 +6,9 @@ removed from without touching it, so its size is fixed: recipes count on its cap
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 from .accelerators import Accelerator, flex_size_problem, is_bare_metal, lookup_accelerator
 from .base import PathError, SpecError, SpecModel
@@ -29,7 +29,6 @@ from .pools import (
     count_multiple_problem,
     effective_pool_name,
     flex_size_field,
-    pool_name_problem,
 )
 from .taints import Taint, Taints, merge_taints
 
@@ -37,10 +36,14 @@ from .taints import Taint, Taints, merge_taints
 RESERVED_LABELS = (POOL_LABEL, SHARED_POOL_LABEL, POOL_SELECTOR_LABEL)
 
 
-def _selector_problem(selector: str) -> str | None:
+def _check_selector(selector: str) -> str:
     if selector == "":
-        return "selector '' must not be empty; leave it out for no selector"
-    return None
+        raise ValueError("selector '' must not be empty; leave it out for no selector")
+    return selector
+
+
+# A pool selector: a label value that is not empty (an empty one would match no recipe).
+Selector = Annotated[LabelValue, AfterValidator(_check_selector)]
 
 
 def default_shared_taints(accelerator: Accelerator | None) -> list[Taint]:
@@ -78,7 +81,7 @@ class SharedNodePoolArgs(SpecModel):
         description="Boot volume per node in GB; required for bare-metal shapes (`BM.*`, "
         "`*.metal`), default None (the cloud's default) otherwise. OKE: 50..32768.",
     )
-    selector: LabelValue | None = Field(
+    selector: Selector | None = Field(
         default=None,
         description="Name recipes use to target this pool (`shared_pool_selector`), published "
         f"as node label `{POOL_SELECTOR_LABEL}`; default None: only recipes without a "
@@ -129,13 +132,6 @@ class SharedNodePoolArgs(SpecModel):
         if problem := boot_volume_problem(size, info.data.get("cluster")):
             raise ValueError(problem)
         return size
-
-    @field_validator("selector")
-    @classmethod
-    def _selector(cls, selector: str | None) -> str | None:
-        if selector is not None and (problem := _selector_problem(selector)):
-            raise ValueError(problem)
-        return selector
 
     @field_validator("labels")
     @classmethod
@@ -197,10 +193,10 @@ class SharedPoolDescription(SpecModel):
     hand for a pool created elsewhere (another stack, the console).
     """
 
-    name: str = Field(description="The pool's name (its identity label value). Required.")
+    name: PoolName = Field(description="The pool's name (its identity label value). Required.")
     shape: str = Field(min_length=1, description="Shape of its nodes. Required.")
     size: int = Field(ge=0, description="Number of nodes. Required.")
-    selector: LabelValue | None = Field(
+    selector: Selector | None = Field(
         default=None, description="The pool's selector; default None (no selector)."
     )
     gpus_per_node: int | None = Field(
@@ -222,20 +218,6 @@ class SharedPoolDescription(SpecModel):
         description="All taints of the pool's nodes; default None: the ones a SharedNodePool "
         "has by default (`<accelerator resource>=true:NoSchedule` on accelerator shapes).",
     )
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, name: str) -> str:
-        if problem := pool_name_problem(name):
-            raise ValueError(problem)
-        return name
-
-    @field_validator("selector")
-    @classmethod
-    def _selector(cls, selector: str | None) -> str | None:
-        if selector is not None and (problem := _selector_problem(selector)):
-            raise ValueError(problem)
-        return selector
 
     @field_validator("gpus_per_node")
     @classmethod
