@@ -10,7 +10,7 @@ from pulumi_policy import (
     ResourceValidationPolicy,
 )
 
-from policies.resources import fmt, is_rosa_machine_pool, mapping, number, pool_view
+from policies.resources import config_number, fmt, is_rosa_machine_pool, mapping, number, pool_view
 
 # OKE's own floor for a boot volume; bare-metal GPU images plus container and model caches
 # outgrow it quickly, which is why the size must be chosen rather than defaulted.
@@ -23,8 +23,7 @@ def _validate_boot_volume(args: ResourceValidationArgs, report: ReportViolation)
     pool = pool_view(args.resource_type, args.props, args.name)
     if pool is None or not pool.bare_metal:
         return
-    minimum = number(args.get_config().get("minBootVolumeGb"))
-    minimum = DEFAULT_MIN_BOOT_VOLUME_GB if minimum is None else minimum
+    minimum = config_number(args, "minBootVolumeGb", DEFAULT_MIN_BOOT_VOLUME_GB)
     shape = ", ".join(pool.instance_types)
     if pool.boot_volume_gb is None:
         report(

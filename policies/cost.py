@@ -10,7 +10,7 @@ from pulumi_policy import (
     ResourceValidationPolicy,
 )
 
-from policies.resources import fmt, mapping, number, pool_view
+from policies.resources import config_number, fmt, mapping, pool_view
 
 DEFAULT_MAX_NODES = 100
 # USD per instance-hour. Above the on-demand price of the largest GPU instances, so by
@@ -22,8 +22,7 @@ def _validate_max_nodes(args: ResourceValidationArgs, report: ReportViolation) -
     pool = pool_view(args.resource_type, args.props, args.name)
     if pool is None or pool.max_nodes is None:
         return
-    ceiling = number(args.get_config().get("maxNodes"))
-    ceiling = DEFAULT_MAX_NODES if ceiling is None else ceiling
+    ceiling = config_number(args, "maxNodes", DEFAULT_MAX_NODES)
     if pool.max_nodes > ceiling:
         report(
             f"Pool '{pool.name}' can scale to {fmt(pool.max_nodes)} nodes "
@@ -66,8 +65,7 @@ def _validate_spot_price(args: ResourceValidationArgs, report: ReportViolation) 
     pool = pool_view(args.resource_type, args.props, args.name)
     if pool is None or pool.max_price is None:
         return
-    cap = number(args.get_config().get("maxPricePerHour"))
-    cap = DEFAULT_MAX_SPOT_PRICE if cap is None else cap
+    cap = config_number(args, "maxPricePerHour", DEFAULT_MAX_SPOT_PRICE)
     if pool.max_price > cap:
         report(
             f"Pool '{pool.name}' bids up to {fmt(pool.max_price)} USD/hour for spot capacity "

@@ -172,6 +172,12 @@ def number(value: Any) -> float | None:
     return None
 
 
+def config_number(args: Any, key: str, default: float) -> float:
+    """A numeric threshold from the policy's config (as the engine sends it), or `default`."""
+    value = number(args.get_config().get(key))
+    return default if value is None else value
+
+
 def string_map(value: Any) -> dict[str, str]:
     return {str(k): str(v) for k, v in mapping(value).items()}
 
