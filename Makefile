@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 plan: $(STAMP)
-	$(BIN)/python -m components plan --stack dev
+	$(BIN)/python -m nodepools plan --stack dev
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -2,7 +2,7 @@
 
 Five benchmarks, each measured in fresh processes where process state matters:
 
-- `import`: `import components` against `import pulumi, pydantic` (bench_import);
+- `import`: `import nodepools` against `import pulumi, pydantic` (bench_import);
 - `fleet`: a generated fleet of N pools planned offline, against the same registrations
   replayed as raw resources under the same mock monitor (bench_fleet);
 - `validation`: 1,000 custom resources through the offline validator (bench_validation);

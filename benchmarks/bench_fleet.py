@@ -2,7 +2,7 @@
 
 For each N, two fresh processes:
 
-- plan: `deploy_fleet(config)` under `components.offline.run` (Pulumi's mock monitor,
+- plan: `deploy_fleet(config)` under `nodepools.offline.run` (Pulumi's mock monitor,
   every registration captured), timed cold (the first plan in the process, which pays
   the one-off lazy imports of the cloud SDK modules a real `plan` pays too) and warm
   (best of the following plans in the same process);
@@ -82,7 +82,7 @@ def _timed_runs(program, repeats: int) -> dict[str, Any]:
     CPU time (all threads of the process) is recorded beside wall time because it is
     far less disturbed by other work on a shared machine.
     """
-    from components.offline import run
+    from nodepools.offline import run
 
     wall: list[float] = []
     cpu: list[float] = []
@@ -108,8 +108,9 @@ def _timed_runs(program, repeats: int) -> dict[str, Any]:
 def child_plan(
     pool_count: int, repeats: int, records_path: Path, kinds: dict[str, Any] | None = None
 ) -> dict[str, Any]:
+    from nodepools.fleet.deploy import deploy_fleet
+
     from benchmarks.fleet_generator import generate_fleet
-    from components.fleet import deploy_fleet
 
     config, counts = generate_fleet(pool_count, **(kinds or {}))
     rss_before = peak_rss_mb()
@@ -127,7 +128,7 @@ def child_plan(
 
 
 def child_replay(repeats: int, records_path: Path) -> dict[str, Any]:
-    import components.offline  # noqa: F401  (imported before timing, as in the plan child)
+    import nodepools.offline  # noqa: F401  (imported before timing, as in the plan child)
 
     records = json.loads(records_path.read_text())
     rss_before = peak_rss_mb()
@@ -236,7 +237,7 @@ def section(quick: bool) -> Section:
         Row(f"peak RSS at N={largest}", f"{plan_largest['rss_mb']:.0f} MB"),
     ]
     detail = Table(
-        "Fleet plan by size (plan = `deploy_fleet` under `components.offline.run`; "
+        "Fleet plan by size (plan = `deploy_fleet` under `nodepools.offline.run`; "
         "replay = the same registrations as raw resources under the same monitor)",
         [
             "N pools",

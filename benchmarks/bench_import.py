@@ -1,4 +1,4 @@
-"""Import cost: `import components` against `import pulumi, pydantic`, in fresh processes.
+"""Import cost: `import nodepools` against `import pulumi, pydantic`, in fresh processes.
 
 Each statement runs in its own interpreter (`python -c`), timed in-process around the
 statement itself, so interpreter start-up is not counted on either side. The variants are
@@ -9,12 +9,12 @@ all of them alike, and the median of the runs is reported.
 - models baseline: the same plus `from pydantic import BaseModel, Field, TypeAdapter`:
   pydantic 2 imports its model machinery only then, and any library of pydantic models
   pays it on first use;
-- import: `import components`;
-- first use: `from components import MachinePool` and one `MachinePoolArgs` built, so
+- import: `import nodepools`;
+- first use: `from nodepools import MachinePool` and one `MachinePoolArgs` built, so
   cost moved from import time to first use (lazy imports, deferred model builds) still
   shows up.
 
-Each child also lists the cloud SDKs it has loaded: `import components` must load none.
+Each child also lists the cloud SDKs it has loaded: `import nodepools` must load none.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ TARGET_RATIO = 1.3
 CLOUD_SDKS = ("pulumi_aws", "pulumi_oci", "pulumi_kubernetes", "httpx")
 
 FIRST_USE = """\
-from components import MachinePool, MachinePoolArgs
+from nodepools import MachinePool, MachinePoolArgs
 MachinePoolArgs(
     cluster={
         "kind": "eks",
@@ -43,7 +43,7 @@ MachinePoolArgs(
 VARIANTS: dict[str, str] = {
     "baseline": "import pulumi, pydantic",
     "models_baseline": "import pulumi, pydantic\nfrom pydantic import BaseModel, Field, TypeAdapter",
-    "import": "import components",
+    "import": "import nodepools",
     "first_use": FIRST_USE,
 }
 
@@ -102,21 +102,21 @@ def section(quick: bool) -> Section:
     cloud_loaded = imported["cloud_modules"]
     rows = [
         Row(
-            "`import components` time / `import pulumi, pydantic`",
+            "`import nodepools` time / `import pulumi, pydantic`",
             f"{imported['time_ratio']:.2f}x ({fmt_seconds(imported['seconds'])} vs "
             f"{fmt_seconds(base['seconds'])})",
             f"<= {TARGET_RATIO}x",
             imported["time_ratio"] <= TARGET_RATIO,
         ),
         Row(
-            "`import components` peak RSS / baseline",
+            "`import nodepools` peak RSS / baseline",
             f"{imported['rss_ratio']:.2f}x ({imported['rss_mb']:.1f} MB vs "
             f"{base['rss_mb']:.1f} MB)",
             f"<= {TARGET_RATIO}x",
             imported["rss_ratio"] <= TARGET_RATIO,
         ),
         Row(
-            "first use (`from components import MachinePool` + one `MachinePoolArgs`) / baseline",
+            "first use (`from nodepools import MachinePool` + one `MachinePoolArgs`) / baseline",
             f"{first['time_ratio']:.2f}x ({fmt_seconds(first['seconds'])}, "
             f"{first['rss_mb']:.1f} MB)",
             f"(<= {TARGET_RATIO}x)",
@@ -127,7 +127,7 @@ def section(quick: bool) -> Section:
             f"{first['models_ratio']:.2f}x (vs {fmt_seconds(models['seconds'])})",
         ),
         Row(
-            "cloud SDKs loaded by `import components`",
+            "cloud SDKs loaded by `import nodepools`",
             ", ".join(cloud_loaded) if cloud_loaded else "none",
             f"none of {', '.join(CLOUD_SDKS)}",
             not cloud_loaded,
@@ -148,7 +148,7 @@ def section(quick: bool) -> Section:
             for label, data in (
                 ("`import pulumi, pydantic` (baseline)", base),
                 ("baseline + `from pydantic import BaseModel, Field, TypeAdapter`", models),
-                ("`import components`", imported),
+                ("`import nodepools`", imported),
                 ("first use", first),
             )
         ],

@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from components import validation  # noqa: E402
-from components.validation import cel, regex  # noqa: E402
-from components.validation import validator as validator_module  # noqa: E402
+from nodepools import validation  # noqa: E402
+from nodepools.validation import cel, regex  # noqa: E402
+from nodepools.validation import validator as validator_module  # noqa: E402
 
 MANIFEST_COUNT = 1000
 

@@ -1,6 +1,6 @@
 """Generated fleets of N pools, of every kind the fleet config knows on this checkout.
 
-A kind is included only when its component is in `components.fleet.SECTIONS` and its
+A kind is included only when its component is in `nodepools.fleet.deploy.SECTIONS` and its
 cluster kind has a backend, so the benchmark follows the library as components land
 without failing on a checkout that lacks one. Pools are dealt round-robin over the
 included pool kinds, with a few labels and taints each (what real pools carry), so every
@@ -169,8 +169,8 @@ class Availability:
 
 def availability() -> Availability:
     """Which of POOL_KINDS and EXTRA_KINDS this checkout can build."""
-    from components.backends import BACKEND_MODULES
-    from components.fleet import SECTIONS
+    from nodepools.backends import BACKEND_MODULES
+    from nodepools.fleet.deploy import SECTIONS
 
     included, extras, missing = [], [], []
     for kind in POOL_KINDS:
@@ -244,7 +244,7 @@ def _recipes(pools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _has_accelerator(pool: dict[str, Any]) -> bool:
-    from components.specs.accelerators import lookup_accelerator
+    from nodepools.specs.accelerators import lookup_accelerator
 
     return lookup_accelerator(pool["instance_type"]) is not None
 

@@ -57,7 +57,7 @@ def validation_section(quick: bool) -> Section:
 
 def placement_available() -> bool:
     return (ROOT / "benchmarks" / "bench_placement.py").is_file() and (
-        ROOT / "components" / "placement.py"
+        ROOT / "components" / "workloads" / "placement.py"
     ).is_file()
 
 
@@ -70,7 +70,7 @@ def placement_section(quick: bool) -> Section:
             rows=[
                 Row(
                     "10,000 recipes on 1,000 shared pools",
-                    "not available (no `components/placement.py` and "
+                    "not available (no `components/workloads/placement.py` and "
                     "`benchmarks/bench_placement.py` on this checkout)",
                     f"< {PLACEMENT_TARGET_S:g} s",
                     None,

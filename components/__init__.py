@@ -1,8 +1,8 @@
 """nodepools: accelerator node pools on Kubernetes as typed Pulumi components.
 
 The public API, re-exported. Each name is imported from its module on first use
-(PEP 562), so `import components` costs next to nothing, and importing one part of the
-library (`components.validation` for the policy pack, the CLI) does not load every
+(PEP 562), so `import nodepools` costs next to nothing, and importing one part of the
+library (`nodepools.validation` for the policy pack, the CLI) does not load every
 component and model of the others. Cloud SDKs load only when a backend is first used.
 """
 
@@ -10,31 +10,31 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._lazy import lazy_exports
+from nodepools._lazy import lazy_exports
 
 # public name -> the module (relative to this package) that defines it
 _EXPORTS: dict[str, str] = {
     "Accelerator": ".specs",
     "EksCluster": ".specs",
-    "GpuSpotPool": ".gpu_spot_pool",
+    "GpuSpotPool": ".pools.gpu_spot_pool",
     "GpuSpotPoolArgs": ".specs",
-    "KarpenterNodePool": ".karpenter_node_pool",
+    "KarpenterNodePool": ".pools.karpenter_node_pool",
     "KarpenterNodePoolArgs": ".specs",
-    "MachinePool": ".machine_pool",
+    "MachinePool": ".pools.machine_pool",
     "MachinePoolArgs": ".specs",
     "OkeCluster": ".specs",
     "OkePlacement": ".specs",
-    "PoolComponent": ".pool_component",
-    "PoolPlatforms": ".platforms",
+    "PoolComponent": ".pools.pool_component",
+    "PoolPlatforms": ".governance.pool_platforms",
     "PoolPlatformsArgs": ".specs.platforms",
-    "PoolQuotas": ".quotas",
+    "PoolQuotas": ".governance.pool_quotas",
     "PoolQuotasArgs": ".specs.quotas",
-    "Recipe": ".recipe",
+    "Recipe": ".workloads.recipe",
     "RecipeArgs": ".specs.recipe",
     "RosaCluster": ".specs",
     "Scaling": ".specs",
     "SchedulingInfo": ".scheduling",
-    "SharedNodePool": ".shared_node_pool",
+    "SharedNodePool": ".pools.shared_node_pool",
     "SharedNodePoolArgs": ".specs.shared",
     "SharedPoolDescription": ".specs.shared",
     "SpecError": ".specs",
@@ -79,16 +79,15 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
-    from .gpu_spot_pool import GpuSpotPool
-    from .karpenter_node_pool import KarpenterNodePool
-    from .machine_pool import MachinePool
-    from .platforms import PoolPlatforms
-    from .pool_component import PoolComponent
-    from .quotas import PoolQuotas
-    from .recipe import Recipe
-    from .scheduling import SchedulingInfo
-    from .shared_node_pool import SharedNodePool
-    from .specs import (
+    from nodepools.governance.pool_platforms import PoolPlatforms
+    from nodepools.governance.pool_quotas import PoolQuotas
+    from nodepools.pools.gpu_spot_pool import GpuSpotPool
+    from nodepools.pools.karpenter_node_pool import KarpenterNodePool
+    from nodepools.pools.machine_pool import MachinePool
+    from nodepools.pools.pool_component import PoolComponent
+    from nodepools.pools.shared_node_pool import SharedNodePool
+    from nodepools.scheduling import SchedulingInfo
+    from nodepools.specs import (
         Accelerator,
         EksCluster,
         GpuSpotPoolArgs,
@@ -103,7 +102,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         Taint,
         lookup_accelerator,
     )
-    from .specs.platforms import PoolPlatformsArgs
-    from .specs.quotas import PoolQuotasArgs
-    from .specs.recipe import RecipeArgs
-    from .specs.shared import SharedNodePoolArgs, SharedPoolDescription
+    from nodepools.specs.platforms import PoolPlatformsArgs
+    from nodepools.specs.quotas import PoolQuotasArgs
+    from nodepools.specs.recipe import RecipeArgs
+    from nodepools.specs.shared import SharedNodePoolArgs, SharedPoolDescription
+    from nodepools.workloads.recipe import Recipe

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from nodepools.policies.resources import (
+    config_number,
+    fmt,
+    is_rosa_machine_pool,
+    mapping,
+    number,
+    pool_view,
+)
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -9,8 +17,6 @@ from pulumi_policy import (
     ResourceValidationArgs,
     ResourceValidationPolicy,
 )
-
-from policies.resources import config_number, fmt, is_rosa_machine_pool, mapping, number, pool_view
 
 # OKE's own floor for a boot volume; bare-metal GPU images plus container and model caches
 # outgrow it quickly, which is why the size must be chosen rather than defaulted.

@@ -19,10 +19,9 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from nodepools.policies import config_schema
+from nodepools.policies.pack import enforcement_level
 from pulumi_policy import EnforcementLevel, Policy
-
-from policies import config_schema
-from policies.pack import enforcement_level
 
 ALL_POLICIES = "all"
 

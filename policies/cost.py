@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from nodepools.policies.resources import config_number, fmt, mapping, pool_view
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -9,8 +10,6 @@ from pulumi_policy import (
     ResourceValidationArgs,
     ResourceValidationPolicy,
 )
-
-from policies.resources import config_number, fmt, mapping, pool_view
 
 DEFAULT_MAX_NODES = 100
 # USD per instance-hour. Above the on-demand price of the largest GPU instances, so by

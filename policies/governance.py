@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from nodepools.policies.inventory import accelerator_capacity, pools_by_name
+from nodepools.policies.quantities import parse_quantity
+from nodepools.policies.resources import POOL_LABEL, fmt, items, mapping, string_map
 from pulumi_policy import (
     EnforcementLevel,
     ReportViolation,
     StackValidationArgs,
     StackValidationPolicy,
 )
-
-from policies.inventory import accelerator_capacity, pools_by_name
-from policies.quantities import parse_quantity
-from policies.resources import POOL_LABEL, fmt, items, mapping, string_map
 
 KUEUE_RESOURCE_FLAVOR = "kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor"
 KUEUE_CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"

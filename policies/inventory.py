@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from nodepools.policies.resources import POOL_LABEL, PoolView, pool_view
 from pulumi_policy import PolicyResource
-
-from policies.resources import POOL_LABEL, PoolView, pool_view
 
 
 def pools_by_name(resources: Iterable[PolicyResource]) -> dict[str, PoolView]:

@@ -16,6 +16,8 @@ organisation-specific exceptions.
 
 from __future__ import annotations
 
+from nodepools.policies.resources import items, pool_view
+from nodepools.specs.labels import restricted_domain
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -23,9 +25,6 @@ from pulumi_policy import (
     ResourceValidationArgs,
     ResourceValidationPolicy,
 )
-
-from components.specs.labels import restricted_domain
-from policies.resources import items, pool_view
 
 
 def _validate_label_domains(args: ResourceValidationArgs, report: ReportViolation) -> None:

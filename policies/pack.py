@@ -1,19 +1,21 @@
 """The policies of the nodepools-guardrails pack, importable without starting a server.
 
 `PolicyPack(...)` serves gRPC and blocks forever, so `__main__.py` is the only place that
-builds it; the in-process runner (`policies.runner`) reads the same list from here.
+builds it; the in-process runner (`nodepools.policies.runner`) reads the same list from here.
 """
 
 from __future__ import annotations
 
+from nodepools.policies.backends import bare_metal_boot_volume, rosa_multi_az_replicas
+from nodepools.policies.cost import autoscaling_max_nodes, karpenter_limits, spot_max_price
+from nodepools.policies.governance import kueue_quota_within_capacity
+from nodepools.policies.labels import restricted_label_domains
+from nodepools.policies.taints import accelerator_pool_tainted, spot_pool_tainted
+from nodepools.policies.workloads import (
+    pool_workloads_unprivileged,
+    recipe_requests_pool_accelerators,
+)
 from pulumi_policy import EnforcementLevel, Policy
-
-from policies.backends import bare_metal_boot_volume, rosa_multi_az_replicas
-from policies.cost import autoscaling_max_nodes, karpenter_limits, spot_max_price
-from policies.governance import kueue_quota_within_capacity
-from policies.labels import restricted_label_domains
-from policies.taints import accelerator_pool_tainted, spot_pool_tainted
-from policies.workloads import pool_workloads_unprivileged, recipe_requests_pool_accelerators
 
 PACK_NAME = "nodepools-guardrails"
 # Only used by a policy that names no level of its own; every policy here names one.

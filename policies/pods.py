@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from policies.quantities import parse_quantity
-from policies.resources import POOL_LABEL, items, mapping, string_map
+from nodepools.policies.quantities import parse_quantity
+from nodepools.policies.resources import POOL_LABEL, items, mapping, string_map
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 POD_TEMPLATE = "kubernetes:core/v1:PodTemplate"

@@ -1,10 +1,10 @@
-"""Runs the pack in-process over captured resources (for `python -m components plan`).
+"""Runs the pack in-process over captured resources (for `python -m nodepools plan`).
 
 The rules are the same objects the analyzer serves, called with pulumi_policy's own argument
 types, over properties shaped the way the engine sends them: top-level and nested keys that
 start with `__` removed, every number a float (a protobuf Struct round trip, as on the wire),
 secrets unwrapped and unknowns behind the unknown-checking proxy. Enforcement levels and
-config are merged as the CLI merges `--policy-pack-config` (see `policies.configuration`).
+config are merged as the CLI merges `--policy-pack-config` (see `nodepools.policies.configuration`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,12 @@ from inspect import isawaitable
 from typing import Any
 
 from google.protobuf import json_format, struct_pb2
+from nodepools.policies.configuration import (
+    PolicyConfigError,
+    load_policy_config,
+    reconcile_policy_config,
+)
+from nodepools.policies.pack import POLICIES
 from pulumi_policy import (
     EnforcementLevel,
     Policy,
@@ -31,13 +37,6 @@ from pulumi_policy import (
 from pulumi_policy.deserialize import deserialize_properties
 from pulumi_policy.policy import _NotApplicableError
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
-
-from policies.configuration import (
-    PolicyConfigError,
-    load_policy_config,
-    reconcile_policy_config,
-)
-from policies.pack import POLICIES
 
 __all__ = [
     "PolicyConfigError",

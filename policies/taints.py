@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
+from nodepools.policies.resources import PoolView, Taint, pool_view
 from pulumi_policy import (
     EnforcementLevel,
     ReportViolation,
     ResourceValidationArgs,
     ResourceValidationPolicy,
 )
-
-from policies.resources import PoolView, Taint, pool_view
 
 # PreferNoSchedule only discourages the scheduler; a pod without the toleration can still
 # take a GPU node, so only the two hard effects isolate accelerator capacity.

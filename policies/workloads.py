@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from nodepools.policies.inventory import pools_by_name
+from nodepools.policies.pods import DEPLOYMENT, pod_spec
+from nodepools.policies.resources import POOL_LABEL, mapping
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -11,10 +14,6 @@ from pulumi_policy import (
     StackValidationArgs,
     StackValidationPolicy,
 )
-
-from policies.inventory import pools_by_name
-from policies.pods import DEPLOYMENT, pod_spec
-from policies.resources import POOL_LABEL, mapping
 
 POOL_WORKLOADS = "pool-workloads"
 ALL_WORKLOADS = "all-workloads"

@@ -1,6 +1,6 @@
 """Extract compact schema facts from upstream CRDs into components/validation/data/.
 
-The offline validator (components.validation) never reads the CRD YAML: it reads the
+The offline validator (nodepools.validation) never reads the CRD YAML: it reads the
 JSON facts this script writes, one file per kind, named ``<group>_<plural>.json`` like
 the upstream CRD files. Only the storage version of each CRD is kept, descriptions are
 dropped, and everything the API server uses to default and validate is kept: types,

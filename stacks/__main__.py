@@ -1,15 +1,14 @@
 """The stack program: builds the fleet declared in this stack's `nodepools:*` config.
 
-`pulumi up --stack dev` runs it for real; `python -m components plan --stack dev` runs it
+`pulumi up --stack dev` runs it for real; `python -m nodepools plan --stack dev` runs it
 offline. Each pool's scheduling info is exported for workloads to use, and so is where
 each recipe went.
 """
 
 import pulumi
-
-from components.fleet import deploy_fleet, read_stack_config
-from components.pool_component import PoolComponent
-from components.recipe import Recipe
+from nodepools.fleet.deploy import deploy_fleet, read_stack_config
+from nodepools.pools.pool_component import PoolComponent
+from nodepools.workloads.recipe import Recipe
 
 built = deploy_fleet(read_stack_config())
 

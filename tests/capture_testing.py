@@ -6,7 +6,7 @@ import base64
 from collections.abc import Iterator
 from typing import Any
 
-from components.offline import Capture
+from nodepools.offline import Capture
 
 
 def plaintext_paths(

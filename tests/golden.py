@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from components.planning.report import whole_numbers
+from nodepools.planning.report import whole_numbers
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 

@@ -1,4 +1,4 @@
-"""`python -m components plan`: every stack plans; exit codes; --out; --policy-config."""
+"""`python -m nodepools plan`: every stack plans; exit codes; --out; --policy-config."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from components.cli import main
-from components.planning import plan_stack
+from nodepools.planning import plan_stack
+from nodepools.planning.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 STACKS = sorted(
@@ -112,7 +111,7 @@ def test_mandatory_policy_violation_fails_and_config_can_disable_it(tmp_path, ca
 
 def test_module_entry_point_runs(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "components", "plan", "--stack", "dev"],
+        [sys.executable, "-m", "nodepools", "plan", "--stack", "dev"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from nodepools.fleet.deploy import deploy_fleet, validate_fleet
+from nodepools.offline import ProgramError, run
+from nodepools.specs import SpecError
 
-from components.fleet import deploy_fleet, validate_fleet
-from components.offline import ProgramError, run
-from components.specs import SpecError
 from tests.conftest import EKS, OKE
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from nodepools import Recipe
+from nodepools.fleet.deploy import deploy_fleet, validate_fleet
+from nodepools.offline import ProgramError, run
+from nodepools.planning import plan_stack
+from nodepools.planning.placement_section import placement_section
+from nodepools.specs.base import SpecError
 
-from components import Recipe
-from components.fleet import deploy_fleet, validate_fleet
-from components.offline import ProgramError, run
-from components.planning import plan_stack
-from components.planning.placement_section import placement_section
-from components.specs.base import SpecError
 from tests.golden import assert_golden
 
 ROOT = Path(__file__).resolve().parent.parent

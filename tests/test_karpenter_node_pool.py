@@ -12,20 +12,18 @@ from typing import Any
 import pulumi
 import pytest
 import yaml
-from pydantic import ValidationError
-
-from components import KarpenterNodePool, MachinePool
-from components.backends.karpenter import render_manifests
-from components.cli import main as cli_main
-from components.fleet import SECTIONS, validate_fleet
-from components.karpenter_node_pool import prepare_pool
-from components.offline import ProgramError, run
-from components.planning import plan_stack
-from components.planning.sections import capacity_section
-from components.planning.validation_section import validation_section
-from components.specs import Budget, Disruption, NodeClassArgs, SpecError
-from components.specs.karpenter import KarpenterNodePoolArgs, resolve_karpenter_pool
-from components.specs.karpenter_restrictions import (
+from nodepools import KarpenterNodePool, MachinePool
+from nodepools.backends.karpenter import render_manifests
+from nodepools.fleet.deploy import SECTIONS, validate_fleet
+from nodepools.offline import ProgramError, run
+from nodepools.planning import plan_stack
+from nodepools.planning.cli import main as cli_main
+from nodepools.planning.sections import capacity_section
+from nodepools.planning.validation_section import validation_section
+from nodepools.pools.karpenter_node_pool import prepare_pool
+from nodepools.specs import Budget, Disruption, NodeClassArgs, SpecError
+from nodepools.specs.karpenter import KarpenterNodePoolArgs, resolve_karpenter_pool
+from nodepools.specs.karpenter_restrictions import (
     allowed_keys,
     label_rules,
     parse_key_rule,
@@ -33,7 +31,9 @@ from components.specs.karpenter_restrictions import (
     restricted_label_problem,
     tag_rules,
 )
-from components.validation import validate_manifest
+from nodepools.validation import validate_manifest
+from pydantic import ValidationError
+
 from tests.golden import assert_golden
 
 REPO = Path(__file__).resolve().parent.parent
@@ -600,8 +600,8 @@ POOL_LABELS = [
 
 
 def test_reserved_domains_are_refused_and_other_labels_pass_the_crd_and_the_pack() -> None:
-    from components.planning.policy_section import policy_inputs
-    from policies.runner import run_policies
+    from nodepools.planning.policy_section import policy_inputs
+    from nodepools.policies.runner import run_policies
 
     for key in RESERVED_LABELS:
         found = problems(_with({"labels": {key: "x"}}))
@@ -619,7 +619,7 @@ def test_reserved_domains_are_refused_and_other_labels_pass_the_crd_and_the_pack
 )
 def test_label_verdicts_agree_with_the_policy_pack(key: str) -> None:
     """A label the component accepts is one `restricted-label-domains` lets through."""
-    from policies.labels import restricted_domain
+    from nodepools.policies.labels import restricted_domain
 
     try:
         KarpenterNodePoolArgs.model_validate({**gpu_args(), "labels": {key: "x"}})
@@ -632,7 +632,7 @@ def test_label_verdicts_agree_with_the_policy_pack(key: str) -> None:
 
 
 def test_invalid_manifest_becomes_a_spec_error_naming_the_manifest_path(monkeypatch) -> None:
-    import components.karpenter_node_pool as module
+    import nodepools.pools.karpenter_node_pool as module
 
     def broken(pool: Any) -> dict[str, Any]:
         manifests = render_manifests(pool)
@@ -838,9 +838,9 @@ def test_plan_fails_on_an_invalid_custom_resource(tmp_path: Path, capsys) -> Non
 
 def test_importing_components_loads_no_kubernetes_sdk() -> None:
     code = (
-        "import sys, components, components.specs.karpenter; "
+        "import sys, nodepools, nodepools.specs.karpenter; "
         "assert 'pulumi_kubernetes' not in sys.modules; "
-        "assert 'components.validation.validator' not in sys.modules"
+        "assert 'nodepools.validation.validator' not in sys.modules"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 

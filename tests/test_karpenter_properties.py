@@ -10,13 +10,12 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from components.backends.karpenter import render_manifests
-from components.karpenter_node_pool import prepare_pool
-from components.specs import SpecError
-from components.specs.accelerators import AWS_NEURON, CATALOG, NVIDIA_GPU
-from components.specs.karpenter_restrictions import restricted_tag_problem
-from components.validation import validate_manifest
+from nodepools.backends.karpenter import render_manifests
+from nodepools.pools.karpenter_node_pool import prepare_pool
+from nodepools.specs import SpecError
+from nodepools.specs.accelerators import AWS_NEURON, CATALOG, NVIDIA_GPU
+from nodepools.specs.karpenter_restrictions import restricted_tag_problem
+from nodepools.validation import validate_manifest
 
 SETTINGS = settings(
     max_examples=300,

@@ -6,12 +6,12 @@ import json
 import subprocess
 import sys
 
-import components
+import nodepools
 
 CHILD = """
 import json, sys
 {imports}
-from components.specs import MachinePoolArgs, SpecError, parse_spec
+from nodepools.specs import MachinePoolArgs, SpecError, parse_spec
 try:
     parse_spec(MachinePoolArgs, {{
         "cluster": {{"kind": "eks", "cluster_name": "ml", "subnet_ids": ["s"],
@@ -32,20 +32,24 @@ def _paths(imports: str) -> list[str]:
 
 
 def test_every_public_name_resolves_and_is_listed():
-    assert sorted(components.__all__) == sorted(components._EXPORTS)
-    for name in components.__all__:
-        assert getattr(components, name) is not None, name
-    assert set(components.__all__) <= set(dir(components))
+    assert sorted(nodepools.__all__) == sorted(nodepools._EXPORTS)
+    for name in nodepools.__all__:
+        assert getattr(nodepools, name) is not None, name
+    assert set(nodepools.__all__) <= set(dir(nodepools))
 
 
 def test_import_components_loads_no_component_module():
-    code = "import sys, components; print(sorted(m for m in sys.modules if m.startswith('components.')))"
+    code = (
+        "import sys, nodepools; print(sorted(m for m in sys.modules if m.startswith('nodepools.')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     # Only the 30-line helper that implements the lazy re-exports themselves.
-    assert out.stdout.strip() == "['components._lazy']"
+    assert out.stdout.strip() == "['nodepools._lazy']"
 
 
 def test_error_paths_do_not_depend_on_what_is_loaded():
     alone = _paths("")
-    everything = _paths("import components.platforms, components.quotas, components.recipe")
+    everything = _paths(
+        "import nodepools.governance.pool_platforms, nodepools.governance.pool_quotas, nodepools.workloads.recipe"
+    )
     assert alone == everything

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from nodepools import GpuSpotPool, MachinePool, SpecError
+from nodepools.offline import ProgramError, run
 
-from components import GpuSpotPool, MachinePool, SpecError
-from components.offline import ProgramError, run
 from tests.conftest import EKS, OKE
 from tests.golden import assert_golden
 
@@ -200,7 +200,7 @@ def test_one_bad_pool_stops_the_program_before_the_next():
 
 
 def test_args_model_instances_are_accepted():
-    from components import MachinePoolArgs
+    from nodepools import MachinePoolArgs
 
     args = MachinePoolArgs.model_validate(
         {"cluster": EKS, "instance_type": "m5.large", "replicas": 2}
@@ -211,7 +211,7 @@ def test_args_model_instances_are_accepted():
 
 def test_import_components_loads_no_cloud_sdk():
     code = (
-        "import sys, components; "
+        "import sys, nodepools; "
         "print([m for m in ('pulumi_aws', 'pulumi_oci', 'pulumi_kubernetes', 'httpx') if m in sys.modules])"
     )
     result = subprocess.run(

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import pulumi
-
-from components.offline import run
-from components.outputs import _is_plain, known_output
+from nodepools.offline import run
+from nodepools.outputs import _is_plain, known_output
 
 
 def _resolved(make):

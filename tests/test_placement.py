@@ -5,8 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-
-from components.placement import (
+from nodepools.workloads.placement import (
     PlacementError,
     RecipeDemand,
     SharedPool,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from components.placement import (
+from nodepools.workloads.placement import (
     PlacementError,
     RecipeDemand,
     SharedPool,

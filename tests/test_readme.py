@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from components.offline import run
+from nodepools.offline import run
 
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
 BLOCKS = re.findall(r"```python\n(.*?)```", README, flags=re.S)
@@ -17,7 +17,7 @@ def test_readme_has_examples():
 
 def test_readme_examples_run_offline():
     namespace: dict = {}
-    program_blocks = [b for b in BLOCKS if "components.offline" not in b]
+    program_blocks = [b for b in BLOCKS if "nodepools.offline" not in b]
     capture = run(lambda: [exec(block, namespace) for block in program_blocks])
     names = {r.name for r in capture.components()}
     assert {
@@ -31,5 +31,5 @@ def test_readme_examples_run_offline():
     } <= names
     # The unit-testing example runs its own offline program.
     for block in BLOCKS:
-        if "components.offline" in block:
+        if "nodepools.offline" in block:
             exec(block, dict(namespace))

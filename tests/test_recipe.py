@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from nodepools import Recipe, SharedNodePool, SpecError
+from nodepools.offline import ProgramError, run
+from nodepools.policies.runner import PolicyResourceInput, run_policies
 
-from components import Recipe, SharedNodePool, SpecError
-from components.offline import ProgramError, run
-from policies.runner import PolicyResourceInput, run_policies
 from tests.golden import assert_golden
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"

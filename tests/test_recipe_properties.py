@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from components.placement import decide
-from components.recipe_manifests import deployment_manifest, recipe_scheduling, service_manifest
-from components.specs.base import SpecError, parse_spec
-from components.specs.labels import INSTANCE_TYPE_LABEL, POOL_LABEL
-from components.specs.recipe import RecipeArgs, matches, resolve_recipe
-from components.specs.shared import (
+from nodepools.specs.base import SpecError, parse_spec
+from nodepools.specs.labels import INSTANCE_TYPE_LABEL, POOL_LABEL
+from nodepools.specs.recipe import RecipeArgs, matches, resolve_recipe
+from nodepools.specs.shared import (
     SharedNodePoolArgs,
     describe_shared_pool,
     resolve_shared_pool,
+)
+from nodepools.workloads.placement import decide
+from nodepools.workloads.recipe_manifests import (
+    deployment_manifest,
+    recipe_scheduling,
+    service_manifest,
 )
 
 SHAPES = ("BM.GPU.MI300X.8", "BM.GPU.A10.4", "VM.Standard.E4.Flex", "BM.GPU.NEXT.2")

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
-
-from components import SchedulingInfo, Taint
-from components.specs import lookup_accelerator
+from nodepools import SchedulingInfo, Taint
+from nodepools.specs import lookup_accelerator
 
 INFO = SchedulingInfo.for_pool(
     "p4d",

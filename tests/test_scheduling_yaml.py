@@ -6,9 +6,8 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from components.scheduling import SchedulingInfo
-from components.specs import Accelerator, Taint
+from nodepools.scheduling import SchedulingInfo
+from nodepools.specs import Accelerator, Taint
 
 pytestmark = pytest.mark.skipif(
     not hasattr(yaml, "CSafeDumper"), reason="PyYAML built without libyaml"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import base64
 
 import pytest
+from nodepools import SharedNodePool, SpecError
+from nodepools.offline import ProgramError, run
 
-from components import SharedNodePool, SpecError
-from components.offline import ProgramError, run
 from tests.golden import assert_golden
 
 OKE_NODE_POOL = "oci:ContainerEngine/nodePool:NodePool"

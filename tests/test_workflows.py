@@ -106,7 +106,7 @@ def test_pull_requests_preview_every_stack_with_the_pack_and_plan_offline():
     assert jobs["test"]["steps"][-1]["run"] == "make test"
     for job, command in [
         ("preview", 'pulumi preview --stack "$STACK" --policy-pack policies'),
-        ("offline-plan", '.venv/bin/python -m components plan --stack "$STACK"'),
+        ("offline-plan", '.venv/bin/python -m nodepools plan --stack "$STACK"'),
     ]:
         assert jobs[job]["strategy"]["matrix"]["stack"] == STACKS
         assert jobs[job]["steps"][-1]["run"] == command

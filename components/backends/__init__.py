@@ -1,6 +1,6 @@
 """One backend per cloud: a resolved spec in, provider resources out.
 
-Backends are imported on first use so that `import components` never loads a cloud SDK
+Backends are imported on first use so that `import nodepools` never loads a cloud SDK
 and a user of one cloud never pays for another.
 """
 
@@ -13,19 +13,19 @@ from typing import Any
 
 # cluster kind -> module exposing `build_pool(name, pool, parent) -> BuiltPool`
 BACKEND_MODULES: dict[str, str] = {
-    "eks": "components.backends.eks",
-    "oke": "components.backends.oke",
-    "rosa": "components.backends.rosa",
+    "eks": "nodepools.backends.eks",
+    "oke": "nodepools.backends.oke",
+    "rosa": "nodepools.backends.rosa",
     # Karpenter pools render custom resources rather than build from a ResolvedPool; its
     # `build_pool` takes a ResolvedKarpenterPool.
-    "karpenter": "components.backends.karpenter",
+    "karpenter": "nodepools.backends.karpenter",
 }
 
 
 # cluster kind -> "module:function" checking a ResolvedPool against that cloud's own rules
 # (raising SpecError) without importing its SDK: run by every pool before registering.
 BACKEND_CHECKS: dict[str, str] = {
-    "rosa": "components.backends.ocm_machine_pool_body:machine_pool_body",
+    "rosa": "nodepools.backends.ocm_machine_pool_body:machine_pool_body",
 }
 
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pulumi
 import pulumi_aws as aws
-
-from ..specs.accelerators import AWS_NEURON, NVIDIA_GPU
-from ..specs.labels import POOL_LABEL
-from ..specs.pools import ResolvedPool
-from . import BuiltPool
+from nodepools.backends import BuiltPool
+from nodepools.specs.accelerators import AWS_NEURON, NVIDIA_GPU
+from nodepools.specs.labels import POOL_LABEL
+from nodepools.specs.pools import ResolvedPool
 
 EKS_EFFECTS = {
     "NoSchedule": "NO_SCHEDULE",

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..specs.base import Issue, is_output
-from ..specs.karpenter import ResolvedKarpenterPool
-from ..specs.karpenter_node_class import NodeClassArgs, ami_family
-from ..specs.taints import Taint
-from . import BuiltPool
+from nodepools.backends import BuiltPool
+from nodepools.specs.base import Issue, is_output
+from nodepools.specs.karpenter import ResolvedKarpenterPool
+from nodepools.specs.karpenter_node_class import NodeClassArgs, ami_family
+from nodepools.specs.taints import Taint
 
 NODE_POOL_API_VERSION = "karpenter.sh/v1"
 NODE_CLASS_API_VERSION = "karpenter.k8s.aws/v1"
@@ -152,7 +152,7 @@ def _known(value: Any) -> Any:
 def manifest_issues(manifests: dict[str, dict[str, Any]], prefix: str = "") -> list[Issue]:
     """Every reason the API server would reject the manifests, as issues whose path names
     the manifest (`manifests.node_pool.spec...`) and whose message is the upstream one."""
-    from ..validation import validate_manifest  # the CEL runtime loads on first validation
+    from nodepools.validation import validate_manifest  # the CEL runtime loads on first validation
 
     issues: list[Issue] = []
     for role, manifest in manifests.items():

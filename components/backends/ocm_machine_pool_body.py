@@ -24,8 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from components.specs.base import Issue, SpecError
-from components.specs.pools import ResolvedPool
+from nodepools.specs.base import Issue, SpecError
+from nodepools.specs.pools import ResolvedPool
 
 POOL_ID_PATTERN = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")

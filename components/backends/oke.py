@@ -6,12 +6,11 @@ import base64
 
 import pulumi
 import pulumi_oci as oci
-
-from ..specs.accelerators import is_flex
-from ..specs.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
-from ..specs.pools import ResolvedPool
-from ..specs.taints import Taint
-from . import BuiltPool
+from nodepools.backends import BuiltPool
+from nodepools.specs.accelerators import is_flex
+from nodepools.specs.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
+from nodepools.specs.pools import ResolvedPool
+from nodepools.specs.taints import Taint
 
 # OKE's documented custom cloud-init: fetch the node init script from instance metadata
 # and run it, here with extra kubelet arguments. NodePool has no taint field, so this

@@ -40,10 +40,8 @@ from typing import Any
 
 import pulumi
 import pulumi.dynamic
-from pulumi.runtime import rpc
-from pydantic import SecretStr
-
-from components.backends.ocm_client import (
+from nodepools.backends import BuiltPool
+from nodepools.backends.ocm_client import (
     DEFAULT_API_URL,
     DEFAULT_SSO_URL,
     OcmApiError,
@@ -52,7 +50,7 @@ from components.backends.ocm_client import (
     OcmConnectionError,
     OcmError,
 )
-from components.backends.ocm_machine_pool_body import (
+from nodepools.backends.ocm_machine_pool_body import (
     Problem,
     body_changes,
     body_problems,
@@ -62,10 +60,10 @@ from components.backends.ocm_machine_pool_body import (
     normalize_body,
     patch_for,
 )
-from components.specs.pools import ResolvedPool
-from components.specs.rosa import TOKEN_ENV_VARS, RosaCluster, url_problem
-
-from . import BuiltPool
+from nodepools.specs.pools import ResolvedPool
+from nodepools.specs.rosa import TOKEN_ENV_VARS, RosaCluster, url_problem
+from pulumi.runtime import rpc
+from pydantic import SecretStr
 
 logger = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """Kubernetes workloads (pulumi_kubernetes): a recipe's Deployment and Service.
 
-The objects are rendered as plain dicts by `components.recipe_manifests`; this module only
-registers them, so `import components` never loads pulumi_kubernetes.
+The objects are rendered as plain dicts by `nodepools.workloads.recipe_manifests`; this module only
+registers them, so `import nodepools` never loads pulumi_kubernetes.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import functools
 import threading
 from typing import Any
 
-from ..validation.quantity import parse_quantity
+from nodepools.validation.quantity import parse_quantity
 
 VAP_VARIABLES = ("object", "oldObject", "request", "params", "namespaceObject", "variables")
 
@@ -40,8 +40,7 @@ class CelError(ValueError):
 
 def _functions(strict: bool) -> list[Any]:
     from cel_expr_python import cel
-
-    from ..validation.cel import _regex_find, _regex_find_all, _regex_find_all_limit
+    from nodepools.validation.cel import _regex_find, _regex_find_all, _regex_find_all_limit
 
     t = cel.Type
     quantity = t.AbstractType("kubernetes.Quantity") if strict else t.DOUBLE

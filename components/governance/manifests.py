@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..specs.base import Issue, SpecError
+from nodepools.specs.base import Issue, SpecError
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Rendered:
 def validate_rendered(subject: str, objects: Iterable[Rendered]) -> None:
     """Raise one SpecError if the offline validator rejects any manifest (Kueue kinds; other
     kinds are not known to it and pass)."""
-    from ..validation import validate_manifest
+    from nodepools.validation import validate_manifest
 
     issues = [
         Issue(

@@ -1,7 +1,7 @@
 """Rendered manifests -> pulumi_kubernetes resources, children of a governance component.
 
 The only governance module that imports pulumi_kubernetes, and only when called, so
-`import components` stays light. Manifests are passed through verbatim (camelCase dicts),
+`import nodepools` stays light. Manifests are passed through verbatim (camelCase dicts),
 so what was validated is exactly what is registered.
 """
 
@@ -11,8 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import pulumi
-
-from .manifests import Rendered
+from nodepools.governance.manifests import Rendered
 
 # Top-level manifest fields -> constructor keyword arguments of the typed resources.
 _KWARGS = {

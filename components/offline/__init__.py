@@ -1,7 +1,7 @@
 """The offline engine: run Pulumi programs under the mock monitor and capture everything."""
 
-from .engine import Capture, CapturedResource, ProgramError, run
-from .mocks import COMPUTED_OUTPUTS, OfflineMocks, stable_id
+from nodepools.offline.engine import Capture, CapturedResource, ProgramError, run
+from nodepools.offline.mocks import COMPUTED_OUTPUTS, OfflineMocks, stable_id
 
 __all__ = [
     "COMPUTED_OUTPUTS",

@@ -3,7 +3,7 @@
 Every registration is recorded as the engine would see it: type, name, inputs (camelCase,
 numbers as floats, secrets unwrapped but flagged), parent, dependencies and options; plus
 each component's registered outputs and the stack outputs. Users unit test their own
-stacks with this; our tests and `python -m components plan` use it too.
+stacks with this; our tests and `python -m nodepools plan` use it too.
 
 `pulumi.runtime.set_mocks` is process-global, so each `run` installs its own monitor and
 must not overlap another run in the same process.
@@ -25,13 +25,12 @@ from typing import Any
 
 import pulumi
 from google.protobuf import json_format
+from nodepools.offline.mocks import OfflineMocks
+from nodepools.specs.base import format_path
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 from pulumi.runtime.config import set_all_config
 from pulumi.runtime.stack import run_in_stack
-
-from ..specs.base import format_path
-from .mocks import OfflineMocks
 
 SECRET_SIG = rpc._special_secret_sig  # the engine's marker of a secret value
 

@@ -8,15 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from ..offline import Capture, ProgramError, run
-from ..specs.base import SpecError
-from .governance_section import platforms_section, quotas_section
-from .placement_section import placement_section
-from .policy_section import policy_section
-from .report import Section
-from .sections import capacity_section, scheduling_section, tree_section
-from .validation_section import validation_section
+from nodepools.offline import Capture, ProgramError, run
+from nodepools.planning.governance_section import platforms_section, quotas_section
+from nodepools.planning.placement_section import placement_section
+from nodepools.planning.policy_section import policy_section
+from nodepools.planning.report import Section
+from nodepools.planning.sections import capacity_section, scheduling_section, tree_section
+from nodepools.planning.validation_section import validation_section
+from nodepools.specs.base import SpecError
 
 SectionBuilder = Callable[[Capture], Section | None]
 
@@ -96,7 +95,7 @@ def plan_stack(
         if section is not None:
             result.sections.append(section)
     if out_dir is not None:
-        from .artifacts import write_artifacts
+        from nodepools.planning.artifacts import write_artifacts
 
         result.artifacts = write_artifacts(capture, out_dir)
     return result

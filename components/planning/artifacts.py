@@ -8,9 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
-from ..offline import Capture
-from .report import whole_numbers
+from nodepools.offline import Capture
+from nodepools.planning.report import whole_numbers
 
 
 def _slug(text: str) -> str:

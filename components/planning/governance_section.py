@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..offline import Capture
-from .report import Section
-from .sections import _compact
+from nodepools.offline import Capture
+from nodepools.planning.report import Section
+from nodepools.planning.sections import _compact
 
 QUOTAS_TYPE = "nodepools:index:PoolQuotas"
 PLATFORMS_TYPE = "nodepools:index:PoolPlatforms"

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..offline import Capture
-from ..placement import RecipeDemand, SharedPool, explain_waiting
-from .report import Section
+from nodepools.offline import Capture
+from nodepools.planning.report import Section
+from nodepools.workloads.placement import RecipeDemand, SharedPool, explain_waiting
 
 SHARED_POOL_TYPE = "nodepools:index:SharedNodePool"
 RECIPE_TYPE = "nodepools:index:Recipe"

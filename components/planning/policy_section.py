@@ -7,13 +7,13 @@ properties; `--policy-config FILE` takes the JSON the Pulumi CLI takes with
 
 from __future__ import annotations
 
-from ..offline import Capture, CapturedResource
-from .report import Section
+from nodepools.offline import Capture, CapturedResource
+from nodepools.planning.report import Section
 
 
 def policy_inputs(capture: Capture) -> list:
     """The captured custom resources as the policy runner takes them."""
-    from policies.runner import PolicyResourceInput
+    from nodepools.policies.runner import PolicyResourceInput
 
     def as_input(resource: CapturedResource) -> PolicyResourceInput:
         return PolicyResourceInput(
@@ -30,9 +30,8 @@ def policy_inputs(capture: Capture) -> list:
 
 
 def policy_section(capture: Capture) -> Section:
+    from nodepools.policies.runner import run_policies
     from pulumi_policy import EnforcementLevel
-
-    from policies.runner import run_policies
 
     context = getattr(capture, "plan_context", {}) or {}
     section = Section("Policy pack (nodepools-guardrails)")

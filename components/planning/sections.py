@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..offline import Capture, CapturedResource
-from .report import Section, whole_numbers
+from nodepools.offline import Capture, CapturedResource
+from nodepools.planning.report import Section, whole_numbers
 
 POOL_TYPES = (
     "nodepools:index:MachinePool",

@@ -7,9 +7,9 @@ covers custom resources a stack registers by hand, and fails the plan on any vio
 
 from __future__ import annotations
 
-from ..offline import Capture
-from ..validation import is_known_kind, validate_manifest
-from .report import Section
+from nodepools.offline import Capture
+from nodepools.planning.report import Section
+from nodepools.validation import is_known_kind, validate_manifest
 
 
 def validation_section(capture: Capture) -> Section:

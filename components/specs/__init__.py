@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .._lazy import lazy_exports
+from nodepools._lazy import lazy_exports
 
 # public name -> the module (relative to this package) that defines it
 _EXPORTS: dict[str, str] = {
@@ -120,7 +120,7 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
-    from .accelerators import (
+    from nodepools.specs.accelerators import (
         ACCELERATOR_RESOURCES,
         AMD_GPU,
         AWS_NEURON,
@@ -131,17 +131,23 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         is_flex,
         lookup_accelerator,
     )
-    from .base import Issue, PathError, SpecError, SpecModel, parse_spec
-    from .clusters import CAPABILITIES, ClusterTarget, EksCluster, OkeCluster, OkePlacement
-    from .karpenter import (
+    from nodepools.specs.base import Issue, PathError, SpecError, SpecModel, parse_spec
+    from nodepools.specs.clusters import (
+        CAPABILITIES,
+        ClusterTarget,
+        EksCluster,
+        OkeCluster,
+        OkePlacement,
+    )
+    from nodepools.specs.karpenter import (
         Budget,
         Disruption,
         KarpenterNodePoolArgs,
         ResolvedKarpenterPool,
         resolve_karpenter_pool,
     )
-    from .karpenter_node_class import NodeClassArgs
-    from .labels import (
+    from nodepools.specs.karpenter_node_class import NodeClassArgs
+    from nodepools.specs.labels import (
         MAX_NODES_TAG,
         MIN_NODES_TAG,
         POOL_LABEL,
@@ -151,7 +157,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         label_key_problem,
         label_value_problem,
     )
-    from .pools import (
+    from nodepools.specs.pools import (
         GpuSpotPoolArgs,
         MachinePoolArgs,
         PoolArgsBase,
@@ -160,6 +166,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         resolve_gpu_spot_pool,
         resolve_pool,
     )
-    from .rosa import RosaCluster
-    from .scaling import Scaling, Spot
-    from .taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints
+    from nodepools.specs.rosa import RosaCluster
+    from nodepools.specs.scaling import Scaling, Spot
+    from nodepools.specs.taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints

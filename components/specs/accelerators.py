@@ -10,10 +10,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Literal
 
+from nodepools.specs.base import SpecModel
+from nodepools.specs.labels import LabelKey
 from pydantic import Field
-
-from .base import SpecModel
-from .labels import LabelKey
 
 NVIDIA_GPU = "nvidia.com/gpu"
 AMD_GPU = "amd.com/gpu"

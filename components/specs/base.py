@@ -216,9 +216,9 @@ _UNION_TAGS: set[str] = set()
 # imports its parts on first use, so they are loaded before the first error is turned
 # into issues: a path must not depend on which parts of the library happen to be loaded.
 _TAGGING_MODULES = (
-    "components.specs.clusters",
-    "components.specs.quotas",
-    "components.specs.platforms",
+    "nodepools.specs.clusters",
+    "nodepools.specs.quotas",
+    "nodepools.specs.platforms",
 )
 
 

@@ -5,11 +5,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
+from nodepools.specs.base import SpecModel, register_union_tags, wired
+from nodepools.specs.labels import Labels
+from nodepools.specs.rosa import RosaCluster
 from pydantic import Field, field_validator
-
-from .base import SpecModel, register_union_tags, wired
-from .labels import Labels
-from .rosa import RosaCluster
 
 _EKS_AMI_TYPES = (
     "AL2023_x86_64_STANDARD",

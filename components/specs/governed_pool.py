@@ -10,15 +10,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from nodepools.specs.accelerators import NVIDIA_GPU
+from nodepools.specs.base import SpecModel
+from nodepools.specs.karpenter import ResolvedKarpenterPool
+from nodepools.specs.kube import Amount, ObjectName
+from nodepools.specs.labels import POOL_LABEL, LabelKey, Labels
+from nodepools.specs.pools import ResolvedPool
+from nodepools.specs.taints import Taints
 from pydantic import BeforeValidator, Field
-
-from .accelerators import NVIDIA_GPU
-from .base import SpecModel
-from .karpenter import ResolvedKarpenterPool
-from .kube import Amount, ObjectName
-from .labels import POOL_LABEL, LabelKey, Labels
-from .pools import ResolvedPool
-from .taints import Taints
 
 DEFAULT_POOL = "default"
 

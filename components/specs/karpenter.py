@@ -5,7 +5,7 @@ labels, taints, limits, disruption) plus, unless an existing one is named, a
 `karpenter.k8s.aws/v1` EC2NodeClass (how it is launched: IAM role, AMI, subnets, security
 groups, disk, tags). Field rules mirror the v1.14.1 CRDs so that a mistake is reported
 with its arg path here, before anything is rendered; the rendered manifests are then
-validated against the CRDs themselves as a backstop (see components.backends.karpenter).
+validated against the CRDs themselves as a backstop (see nodepools.backends.karpenter).
 """
 
 from __future__ import annotations
@@ -16,6 +16,27 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
+from nodepools.specs.accelerators import (
+    ACCELERATOR_RESOURCES,
+    AMD_GPU,
+    AWS_NEURON,
+    NVIDIA_GPU,
+    Accelerator,
+)
+from nodepools.specs.base import Issue, NestedIssues, PathError, SpecError, SpecModel, format_path
+from nodepools.specs.karpenter_accelerators import AcceleratorProfile, accelerator_profile
+from nodepools.specs.karpenter_node_class import NodeClassArgs
+from nodepools.specs.karpenter_restrictions import restricted_label_problem
+from nodepools.specs.labels import (
+    POOL_LABEL,
+    Labels,
+    label_key_problem,
+    label_value_problem,
+    restricted_domain,
+)
+from nodepools.specs.pools import PoolName, accelerator_taint, effective_pool_name
+from nodepools.specs.scaling import Spot
+from nodepools.specs.taints import ISOLATING_EFFECTS, Taint, Taints, merge_taints
 from pydantic import (
     AfterValidator,
     BeforeValidator,
@@ -23,28 +44,6 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
-
-from .accelerators import (
-    ACCELERATOR_RESOURCES,
-    AMD_GPU,
-    AWS_NEURON,
-    NVIDIA_GPU,
-    Accelerator,
-)
-from .base import Issue, NestedIssues, PathError, SpecError, SpecModel, format_path
-from .karpenter_accelerators import AcceleratorProfile, accelerator_profile
-from .karpenter_node_class import NodeClassArgs
-from .karpenter_restrictions import restricted_label_problem
-from .labels import (
-    POOL_LABEL,
-    Labels,
-    label_key_problem,
-    label_value_problem,
-    restricted_domain,
-)
-from .pools import PoolName, accelerator_taint, effective_pool_name
-from .scaling import Spot
-from .taints import ISOLATING_EFFECTS, Taint, Taints, merge_taints
 
 # Well-known node labels Karpenter understands in requirements (karpenter.sh/docs
 # "Scheduling: Well-Known Labels"); every one passes the CRD's restricted-key rules.

@@ -8,7 +8,7 @@ accelerator resources are errors, since no taint or limit could describe such a 
 
 A pool "can launch" an accelerator when one of its instance requirements lists a value
 whose instances carry it (`instance_families: [g5, m5]` can launch `nvidia.com/gpu`), the
-notion the policy pack applies to a rendered NodePool (`policies.resources`); such a pool
+notion the policy pack applies to a rendered NodePool (`nodepools.policies.resources`); such a pool
 must be isolated and bounded like an accelerator-only one (see `resolve_karpenter_pool`).
 A pool with no instance requirement at all is general purpose for both: it is not taken
 to launch accelerators, although Karpenter would launch one for a pod that asks for it.
@@ -19,13 +19,33 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .accelerators import AMD_GPU, AWS_NEURON, CATALOG, NVIDIA_GPU, Accelerator, lookup_accelerator
-from .base import Issue
+from nodepools.specs.accelerators import (
+    AMD_GPU,
+    AWS_NEURON,
+    CATALOG,
+    NVIDIA_GPU,
+    Accelerator,
+    lookup_accelerator,
+)
+from nodepools.specs.base import Issue
 
-if TYPE_CHECKING:
-    from .karpenter import KarpenterNodePoolArgs
+
+class InstanceRequirements(Protocol):
+    """The instance requirements of a Karpenter pool's args that decide its accelerator.
+
+    A protocol rather than the args model itself, so this module needs nothing from
+    `specs.karpenter` (which imports it)."""
+
+    @property
+    def instance_types(self) -> Any: ...
+    @property
+    def instance_families(self) -> Any: ...
+    @property
+    def instance_categories(self) -> Any: ...
+    @property
+    def gpu_manufacturers(self) -> Any: ...
 
 
 _GPU_MAKERS = {"nvidia": NVIDIA_GPU, "amd": AMD_GPU}
@@ -140,7 +160,7 @@ _INSTANCE_FIELDS: tuple[tuple[str, Any], ...] = (
 )
 
 
-def accelerator_profile(args: KarpenterNodePoolArgs, issues: list[Issue]) -> AcceleratorProfile:
+def accelerator_profile(args: InstanceRequirements, issues: list[Issue]) -> AcceleratorProfile:
     """Intersect what each requirement allows; report mixes and contradictions."""
     allowed: list[tuple[str, frozenset[str]]] = []
     reported = len(issues)
@@ -217,7 +237,7 @@ def accelerator_profile(args: KarpenterNodePoolArgs, issues: list[Issue]) -> Acc
     return AcceleratorProfile(resource, counts, source, model, narrow)
 
 
-def _split_values(args: KarpenterNodePoolArgs) -> list[MixedValues]:
+def _split_values(args: InstanceRequirements) -> list[MixedValues]:
     """Each instance requirement's values, split into accelerator ones and CPU-only ones."""
     found = []
     for path, resource_of in _INSTANCE_FIELDS:
@@ -230,7 +250,7 @@ def _split_values(args: KarpenterNodePoolArgs) -> list[MixedValues]:
 
 
 def _unreachable_values(
-    args: KarpenterNodePoolArgs, resource: str, decided_by: str, issues: list[Issue]
+    args: InstanceRequirements, resource: str, decided_by: str, issues: list[Issue]
 ) -> None:
     """Accelerator values another requirement excludes: dead, and read by the policy pack
     as accelerators the pool can launch (so they would need a taint and a limit too)."""
@@ -247,7 +267,7 @@ def _unreachable_values(
             )
 
 
-def _mixed_profile(args: KarpenterNodePoolArgs, issues: list[Issue]) -> AcceleratorProfile:
+def _mixed_profile(args: InstanceRequirements, issues: list[Issue]) -> AcceleratorProfile:
     """A pool that is not accelerator-only: the accelerator it can still launch, if any."""
     splits = _split_values(args)
     if not splits:
@@ -270,7 +290,7 @@ def _mixed_profile(args: KarpenterNodePoolArgs, issues: list[Issue]) -> Accelera
 
 
 def _per_instance_counts(
-    args: KarpenterNodePoolArgs, resource: str, issues: list[Issue]
+    args: InstanceRequirements, resource: str, issues: list[Issue]
 ) -> tuple[tuple[int, ...], str, str]:
     by_type: dict[str, Accelerator] = {}
     if args.instance_types:

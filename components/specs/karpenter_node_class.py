@@ -9,10 +9,9 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
+from nodepools.specs.base import SpecModel, wired
+from nodepools.specs.karpenter_restrictions import restricted_tag_problem
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
-
-from .base import SpecModel, wired
-from .karpenter_restrictions import restricted_tag_problem
 
 # gp3, which the node class uses for the boot volume, goes up to 16 TiB.
 BOOT_VOLUME_GB = (1, 16384)

@@ -13,7 +13,7 @@ when the facts are regenerated. Three rule shapes occur and are understood:
 A rule of any other shape is an error at first use, not silently ignored: the tests load
 every rule, so a regenerated CRD with a new shape fails there first.
 
-The facts are read on first use (not at import) to keep `import components` cheap.
+The facts are read on first use (not at import) to keep `import nodepools` cheap.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def _node(schema: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
 
 @cache
 def _rules(kind: tuple[str, str], path: tuple[str, ...]) -> tuple[KeyRule, ...]:
-    from ..validation.catalog import load_facts
+    from nodepools.validation.catalog import load_facts
 
     node = _node(load_facts(*kind)["schema"], path)
     return tuple(

@@ -18,9 +18,8 @@ import re
 from fractions import Fraction
 from typing import Annotated, Any
 
+from nodepools.validation.quantity import InvalidQuantity, parse_quantity
 from pydantic import BeforeValidator, PlainSerializer
-
-from ..validation.quantity import InvalidQuantity, parse_quantity
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_LABEL_MAX = 63

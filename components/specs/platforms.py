@@ -2,7 +2,7 @@
 
 The spec checks each field; `PoolPlatformsArgs.consistency_issues` what needs no rendering
 across fields (a default platform that exists, roles that match the pool, names that stay
-distinct as Kubernetes names); the renderer (`components.governance.platforms`) reports
+distinct as Kubernetes names); the renderer (`nodepools.governance.platform_objects`) reports
 those together with its own (merged pod templates, CEL that compiles), all at once.
 """
 
@@ -11,13 +11,12 @@ from __future__ import annotations
 import fnmatch
 from typing import Annotated, Any, Literal
 
+from nodepools.specs.base import Issue, SpecModel, format_path, register_union_tags
+from nodepools.specs.governed_pool import GovernedPool
+from nodepools.specs.kube import Amount, DnsLabel, ObjectName, kube_name, kube_name_problem
+from nodepools.specs.labels import LabelKey, Labels, label_value_problem
+from nodepools.specs.taints import TaintEffect, _parse_taint_string
 from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
-
-from .base import Issue, SpecModel, format_path, register_union_tags
-from .governed_pool import GovernedPool
-from .kube import Amount, DnsLabel, ObjectName, kube_name, kube_name_problem
-from .labels import LabelKey, Labels, label_value_problem
-from .taints import TaintEffect, _parse_taint_string
 
 USER_VARIABLES = ("USER_CPU", "USER_GPU", "USER_MEMORY", "USER_STORAGE")
 NODE_VARIABLES = ("K8_CPU", "K8_GPU", "K8_MEMORY", "K8_STORAGE")

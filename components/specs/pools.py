@@ -6,14 +6,18 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from nodepools.specs.accelerators import Accelerator, flex_size_problem, lookup_accelerator
+from nodepools.specs.base import Issue, PathError, SpecError, SpecModel
+from nodepools.specs.clusters import (
+    ClusterCapabilities,
+    ClusterTarget,
+    boot_volume_problem,
+    capabilities_for,
+)
+from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
+from nodepools.specs.scaling import Scaling, Spot
+from nodepools.specs.taints import Taint, Taints, merge_taints
 from pydantic import AfterValidator, Field, ValidationError, ValidationInfo, field_validator
-
-from .accelerators import Accelerator, flex_size_problem, lookup_accelerator
-from .base import Issue, PathError, SpecError, SpecModel
-from .clusters import ClusterCapabilities, ClusterTarget, boot_volume_problem, capabilities_for
-from .labels import POOL_LABEL, Labels, kubelet_label_problem
-from .scaling import Scaling, Spot
-from .taints import Taint, Taints, merge_taints
 
 # Valid for every backend at once: EKS node group names, OKE pool names, OCM machine
 # pool ids (which must start with a letter) and Kubernetes label values.

@@ -11,11 +11,10 @@ from collections.abc import Iterator
 from fractions import Fraction
 from typing import Annotated, Any, Literal
 
+from nodepools.specs.base import Issue, NestedIssues, SpecModel, format_path, register_union_tags
+from nodepools.specs.governed_pool import GovernedPool, PoolDescription
+from nodepools.specs.kube import Amount, DnsLabel, ObjectName, display_quantity, kube_name
 from pydantic import Discriminator, Field, Tag, model_validator
-
-from .base import Issue, NestedIssues, SpecModel, format_path, register_union_tags
-from .governed_pool import GovernedPool, PoolDescription
-from .kube import Amount, DnsLabel, ObjectName, display_quantity, kube_name
 
 # A ClusterQueue resource group holds at most 64 flavors (Kueue v1beta2 CRD), and every
 # project's queue lists every pool.

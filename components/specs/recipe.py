@@ -1,7 +1,7 @@
 """Args of Recipe: a workload deployed onto shared pools, and the recipe every default applied.
 
 A recipe names the shape it needs (and optionally a selector); it is placed onto one of
-its candidate shared pools (see `components.placement`) or waits for one.
+its candidate shared pools (see `nodepools.workloads.placement`) or waits for one.
 """
 
 from __future__ import annotations
@@ -10,13 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
+from nodepools.specs.accelerators import lookup_accelerator
+from nodepools.specs.base import Issue, PathError, SpecError, SpecModel
+from nodepools.specs.labels import LabelValue
+from nodepools.specs.shared import SharedPoolDescription
+from nodepools.validation.quantity import InvalidQuantity, parse_quantity
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, field_validator
-
-from ..validation.quantity import InvalidQuantity, parse_quantity
-from .accelerators import lookup_accelerator
-from .base import Issue, PathError, SpecError, SpecModel
-from .labels import LabelValue
-from .shared import SharedPoolDescription
 
 # A recipe's name names its Deployment, its Service (a DNS-1035 label: must start with a
 # letter) and its container.
@@ -75,7 +74,7 @@ def _pin(value: Any) -> Any:
 
 
 def _as_description(value: Any) -> Any:
-    # A SharedNodePool component offers its description; specs never import components,
+    # A SharedNodePool component offers its description; specs never import nodepools,
     # so it is recognised by the attribute alone.
     description = getattr(value, "pool_description", None)
     return description if isinstance(description, SharedPoolDescription) else value

@@ -14,6 +14,7 @@ import re
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
+from nodepools.specs.base import SpecModel, ValueNotShown, is_output, wired
 from pydantic import (
     BeforeValidator,
     Field,
@@ -22,8 +23,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-
-from .base import SpecModel, ValueNotShown, is_output, wired
 
 DEFAULT_API_URL = "https://api.openshift.com"
 DEFAULT_SSO_URL = "https://sso.redhat.com/auth/realms/redhat-external/protocol/openid-connect/token"
@@ -101,7 +100,7 @@ class RosaCluster(SpecModel):
     """An existing ROSA Classic cluster; pools become OCM machine pools.
 
     There is no Pulumi provider for ROSA Classic: pools are managed through the OpenShift
-    Cluster Manager REST API by a dynamic provider (`components.backends.rosa`).
+    Cluster Manager REST API by a dynamic provider (`nodepools.backends.rosa`).
     """
 
     kind: Literal["rosa"] = Field(description="Discriminator: `rosa`.")

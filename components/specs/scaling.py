@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
+from nodepools.specs.base import SpecModel
 from pydantic import Field, ValidationInfo, field_validator
-
-from .base import SpecModel
 
 
 class Scaling(SpecModel):

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator
-
-from .accelerators import Accelerator, flex_size_problem, is_bare_metal, lookup_accelerator
-from .base import PathError, SpecError, SpecModel
-from .clusters import ClusterTarget, boot_volume_problem
-from .labels import (
+from nodepools.specs.accelerators import (
+    Accelerator,
+    flex_size_problem,
+    is_bare_metal,
+    lookup_accelerator,
+)
+from nodepools.specs.base import PathError, SpecError, SpecModel
+from nodepools.specs.clusters import ClusterTarget, boot_volume_problem
+from nodepools.specs.labels import (
     POOL_LABEL,
     POOL_SELECTOR_LABEL,
     SHARED_POOL_LABEL,
@@ -22,7 +25,7 @@ from .labels import (
     LabelValue,
     kubelet_label_problem,
 )
-from .pools import (
+from nodepools.specs.pools import (
     PoolName,
     ResolvedPool,
     accelerator_taint,
@@ -30,7 +33,8 @@ from .pools import (
     effective_pool_name,
     flex_size_field,
 )
-from .taints import Taint, Taints, merge_taints
+from nodepools.specs.taints import Taint, Taints, merge_taints
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 # Set by the pool itself; a user value would break matching or the pool's identity.
 RESERVED_LABELS = (POOL_LABEL, SHARED_POOL_LABEL, POOL_SELECTOR_LABEL)

@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
+from nodepools.specs.base import SpecModel
+from nodepools.specs.labels import LabelKey, label_value_problem
 from pydantic import AfterValidator, Field, model_validator
-
-from .base import SpecModel
-from .labels import LabelKey, label_value_problem
 
 TaintEffect = Literal["NoSchedule", "PreferNoSchedule", "NoExecute"]
 TAINT_EFFECTS: tuple[str, ...] = ("NoSchedule", "PreferNoSchedule", "NoExecute")

@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .catalog import KNOWN_KINDS, is_known_kind
-from .violations import ManifestInvalid, Violation
+from nodepools.validation.catalog import KNOWN_KINDS, is_known_kind
+from nodepools.validation.violations import ManifestInvalid, Violation
 
 __all__ = [
     "KNOWN_KINDS",
@@ -53,7 +53,7 @@ def validate_manifest(
         raise TypeError(f"a manifest is a dict, not {type(manifest).__name__}")
     if not is_known_kind(manifest.get("apiVersion"), manifest.get("kind")):
         return []
-    from .validator import validator_for
+    from nodepools.validation.validator import validator_for
 
     validator = validator_for(manifest.get("apiVersion"), manifest.get("kind"))
     return validator.validate(manifest, old)
@@ -82,8 +82,8 @@ def apply_defaults(manifest: dict[str, Any]) -> dict[str, Any]:
     """
     if not isinstance(manifest, dict):
         raise TypeError(f"a manifest is a dict, not {type(manifest).__name__}")
-    from .defaults import copy_json
-    from .validator import validator_for
+    from nodepools.validation.defaults import copy_json
+    from nodepools.validation.validator import validator_for
 
     validator = validator_for(manifest.get("apiVersion"), manifest.get("kind"))
     if validator is None:

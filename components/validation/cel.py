@@ -52,9 +52,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from . import regex
-from .schema import MISSING, SchemaNode
-from .violations import Collector, child, index, key
+from nodepools.validation import regex
+from nodepools.validation.schema import MISSING, SchemaNode
+from nodepools.validation.violations import Collector, child, index, key
 
 _ENV: Any = None
 _ENV_LOCK = threading.Lock()

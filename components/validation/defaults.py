@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .schema import MISSING, SchemaNode
+from nodepools.validation.schema import MISSING, SchemaNode
 
 
 def copy_json(value: Any) -> Any:

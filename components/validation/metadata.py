@@ -14,14 +14,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .names import (
+from nodepools.validation.names import (
     ANNOTATIONS_MAX_BYTES,
     is_dns1123_label,
     is_dns1123_subdomain,
     is_qualified_name,
     validate_labels,
 )
-from .violations import Collector, child
+from nodepools.validation.violations import Collector, child
 
 OBJECT_META_FIELDS = frozenset(
     {

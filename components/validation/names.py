@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .violations import Collector, child, index
+from nodepools.validation.violations import Collector, child, index
 
 QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 QUALIFIED_NAME_ERR = (

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .schema import SchemaNode
-from .violations import Collector, child, index, key
+from nodepools.validation.schema import SchemaNode
+from nodepools.validation.violations import Collector, child, index, key
 
 
 def prune_unknown(node: SchemaNode, value: Any, path: str, out: Collector) -> None:

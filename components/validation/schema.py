@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from . import regex
+from nodepools.validation import regex
 
 MISSING = object()
 

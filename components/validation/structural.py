@@ -18,8 +18,8 @@ import re
 from datetime import datetime
 from typing import Any
 
-from .schema import SchemaNode
-from .violations import Collector, child, index, key
+from nodepools.validation.schema import SchemaNode
+from nodepools.validation.violations import Collector, child, index, key
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 

@@ -25,9 +25,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from . import catalog, cel, defaults, metadata, pruning, structural, webhooks
-from .schema import MISSING, SchemaNode, compile_schema
-from .violations import CEL_SKIPPED_MESSAGE, Collector, Violation
+from nodepools.validation import catalog, cel, defaults, metadata, pruning, structural, webhooks
+from nodepools.validation.schema import MISSING, SchemaNode, compile_schema
+from nodepools.validation.violations import CEL_SKIPPED_MESSAGE, Collector, Violation
 
 MAX_INT32 = 2**31 - 1
 

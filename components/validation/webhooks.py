@@ -31,15 +31,15 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from .names import (
+from nodepools.validation.names import (
     is_qualified_name,
     is_valid_label_value,
     validate_label_name,
     validate_label_selector,
     validate_labels,
 )
-from .quantity import InvalidQuantity, parse_quantity
-from .violations import Collector, child, index
+from nodepools.validation.quantity import InvalidQuantity, parse_quantity
+from nodepools.validation.violations import Collector, child, index
 
 NEGATIVE = "must be greater than or equal to 0"  # apimachinery IsNegativeErrorMsg
 MAX_TOTAL_FLAVORS = 256

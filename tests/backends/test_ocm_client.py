@@ -7,8 +7,7 @@ import socket
 from typing import Any
 
 import pytest
-
-from components.backends.ocm_client import (
+from nodepools.backends.ocm_client import (
     RETRY_AFTER_CAP_S,
     RETRY_BACKOFF_BASE_S,
     RETRY_MAX_ATTEMPTS,
@@ -17,6 +16,7 @@ from components.backends.ocm_client import (
     OcmClient,
     OcmConnectionError,
 )
+
 from tests.backends.ocm_testing import JITTER, MULTI_AZ, OFFLINE_TOKEN, SINGLE_AZ, gpu_body
 from tests.fake_ocm import FakeOcm, Fault
 

@@ -20,11 +20,11 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import struct_pb2
+from nodepools.backends.rosa import OcmMachinePoolProvider
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
-from components.backends.rosa import OcmMachinePoolProvider
 from tests.backends.ocm_testing import OFFLINE_TOKEN, SINGLE_AZ, gpu_body, inputs
 from tests.fake_ocm import FakeOcm
 

@@ -9,9 +9,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from components.backends.ocm_client import OcmApiError, OcmClient
-from components.backends.ocm_machine_pool_body import (
+from nodepools.backends.ocm_client import OcmApiError, OcmClient
+from nodepools.backends.ocm_machine_pool_body import (
     Problem,
     body_changes,
     body_problems,
@@ -20,6 +19,7 @@ from components.backends.ocm_machine_pool_body import (
     normalize_body,
     patch_for,
 )
+
 from tests.backends.ocm_testing import MULTI_AZ, OFFLINE_TOKEN, SINGLE_AZ, gpu_body
 from tests.fake_ocm import running_fake_ocm
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pulumi.runtime import rpc
-
-from components.backends.ocm_client import OcmApiError, OcmAuthenticationError
-from components.backends.rosa import (
+from nodepools.backends.ocm_client import OcmApiError, OcmAuthenticationError
+from nodepools.backends.rosa import (
     RESOURCE_TYPE,
     OcmMachinePoolConflictError,
     OcmMachinePoolProvider,
     parse_resource_id,
 )
+from pulumi.runtime import rpc
+
 from tests.backends.ocm_testing import MULTI_AZ, OFFLINE_TOKEN, SINGLE_AZ, gpu_body, inputs
 from tests.fake_ocm import FakeOcm, Fault
 

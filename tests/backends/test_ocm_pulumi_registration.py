@@ -11,9 +11,9 @@ from typing import Any
 import pulumi
 import pytest
 from google.protobuf import json_format
+from nodepools.backends.rosa import INPUT_KEYS, RESOURCE_TYPE, OcmMachinePool
 from pulumi.runtime import mocks, rpc
 
-from components.backends.rosa import INPUT_KEYS, RESOURCE_TYPE, OcmMachinePool
 from tests.backends.ocm_testing import OFFLINE_TOKEN, SINGLE_AZ, gpu_body
 
 SECRET_SIGNATURE = "1b47061264138c4ac30d75fd1eb44270"

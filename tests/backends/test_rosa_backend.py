@@ -12,18 +12,19 @@ from typing import Any
 
 import pulumi
 import pytest
-
-from components import GpuSpotPool, MachinePool, RosaCluster
-from components.backends import BACKEND_MODULES, backend_for
-from components.backends.rosa import (
+from nodepools import GpuSpotPool, MachinePool, RosaCluster
+from nodepools.backends import BACKEND_MODULES, backend_for
+from nodepools.backends.rosa import (
     OcmMachinePool,
     OcmMachinePoolProvider,
     machine_pool_body,
 )
-from components.offline import COMPUTED_OUTPUTS, run
-from components.planning.policy_section import policy_inputs
-from components.planning.sections import KEY_INPUTS
-from components.specs import (
+from nodepools.offline import COMPUTED_OUTPUTS, run
+from nodepools.planning.policy_section import policy_inputs
+from nodepools.planning.sections import KEY_INPUTS
+from nodepools.policies.resources import ROSA_MACHINE_POOL_TYPE
+from nodepools.policies.runner import run_policies
+from nodepools.specs import (
     GpuSpotPoolArgs,
     MachinePoolArgs,
     ResolvedPool,
@@ -32,8 +33,7 @@ from components.specs import (
     resolve_gpu_spot_pool,
     resolve_pool,
 )
-from policies.resources import ROSA_MACHINE_POOL_TYPE
-from policies.runner import run_policies
+
 from tests.backends.ocm_testing import MULTI_AZ, OFFLINE_TOKEN, SINGLE_AZ
 from tests.capture_testing import leaks
 from tests.fake_ocm import FakeOcm
@@ -148,7 +148,7 @@ def test_a_pool_that_bypassed_the_spec_is_still_refused_before_registration():
 
 
 def test_rosa_is_a_registered_backend():
-    assert BACKEND_MODULES["rosa"] == "components.backends.rosa"
+    assert BACKEND_MODULES["rosa"] == "nodepools.backends.rosa"
     assert backend_for("rosa").build_pool is not None
 
 

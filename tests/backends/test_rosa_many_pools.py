@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pickle
 
-from components import MachinePool
-from components.offline import run
+from nodepools import MachinePool
+from nodepools.offline import run
 
 ROSA = {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291"}
 # The SDK's pickler patch used to pile up once per dynamic resource and overflow the

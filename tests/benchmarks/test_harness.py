@@ -6,19 +6,20 @@ import json
 import subprocess
 import sys
 
+from nodepools.fleet.deploy import deploy_fleet, validate_fleet
+from nodepools.offline import run
+
 from benchmarks.__main__ import main
 from benchmarks.bench_fleet import _records, replay_program
 from benchmarks.bench_import import CLOUD_SDKS
 from benchmarks.fleet_generator import availability, generate_fleet
 from benchmarks.harness import Row, Section
 from benchmarks.report import END, START, render, rewrite_readme
-from components.fleet import deploy_fleet, validate_fleet
-from components.offline import run
 
 
 def test_import_components_loads_no_cloud_sdk():
     code = (
-        "import sys, components\n"
+        "import sys, nodepools\n"
         f"print(sorted(m for m in sys.modules if m.split('.')[0] in {CLOUD_SDKS!r}))"
     )
     loaded = subprocess.run(
@@ -91,8 +92,8 @@ def test_quick_run_writes_a_table_with_every_benchmark(tmp_path):
     assert all(section["quick"] for section in sections.values())
     text = readme.read_text()
     for expected in (
-        "| **Import cost** | `import components` time / `import pulumi, pydantic` |",
-        "| cloud SDKs loaded by `import components` | none |",
+        "| **Import cost** | `import nodepools` time / `import pulumi, pydantic` |",
+        "| cloud SDKs loaded by `import nodepools` | none |",
         "| **Fleet plan** | fleet kinds included |",
         "overhead ratio plan / raw replay, warm, CPU time",
         "CPU time per registration across N",

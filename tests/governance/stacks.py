@@ -54,7 +54,7 @@ GPU_SPOT = {"instance_type": "g5.12xlarge", "autoscaling": {"min_replicas": 0, "
 
 def gpu_spot_pool():
     """A GpuSpotPool `gpu-spot` on EKS (call inside a program)."""
-    from components import GpuSpotPool
+    from nodepools import GpuSpotPool
 
     return GpuSpotPool("gpu-spot", {"cluster": EKS, **GPU_SPOT})
 
@@ -75,6 +75,6 @@ KARPENTER_GPU = {
 
 def karpenter_gpu_pool():
     """A KarpenterNodePool `gpu-karpenter` (call inside a program)."""
-    from components import KarpenterNodePool
+    from nodepools import KarpenterNodePool
 
     return KarpenterNodePool("gpu-karpenter", KARPENTER_GPU)

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from nodepools.fleet.deploy import validate_fleet
+from nodepools.offline import Capture, ProgramError, run
+from nodepools.planning import plan_stack
+from nodepools.policies.runner import PolicyResourceInput, run_policies
+from nodepools.specs.base import SpecError
+from nodepools.specs.labels import POOL_LABEL
 
-from components.fleet import validate_fleet
-from components.offline import Capture, ProgramError, run
-from components.planning import plan_stack
-from components.specs.base import SpecError
-from components.specs.labels import POOL_LABEL
-from policies.runner import PolicyResourceInput, run_policies
 from tests.governance.stacks import EKS, KARPENTER_GPU, STACKS, stack_config
 from tests.governance.stacks import GPU_SPOT as SPOT_ARGS
 

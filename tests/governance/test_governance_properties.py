@@ -6,14 +6,13 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from components.governance.cel import compile_check
-from components.governance.kueue import render_quotas
-from components.governance.manifests import validate_rendered
-from components.governance.platforms import render_platforms
-from components.specs.base import SpecError, parse_spec
-from components.specs.platforms import PoolPlatformsArgs
-from components.specs.quotas import PoolQuotasArgs
+from nodepools.governance.cel import compile_check
+from nodepools.governance.kueue import render_quotas
+from nodepools.governance.manifests import validate_rendered
+from nodepools.governance.platform_objects import render_platforms
+from nodepools.specs.base import SpecError, parse_spec
+from nodepools.specs.platforms import PoolPlatformsArgs
+from nodepools.specs.quotas import PoolQuotasArgs
 
 # Mostly valid values, so that both outcomes are common; the odd bad one on purpose.
 POOL_NAMES = ["default", "a100", "h100_80", "default", "a100", "h100_80", "Bad Name", "A100"]
@@ -169,7 +168,7 @@ def test_governance_keeps_import_components_light():
     import sys
 
     code = (
-        "import sys, components, components.fleet, components.planning\n"
+        "import sys, nodepools, nodepools.fleet.deploy, nodepools.planning\n"
         "heavy = [m for m in ('pulumi_kubernetes', 'cel_expr_python') if m in sys.modules]\n"
         "assert not heavy, heavy\n"
     )

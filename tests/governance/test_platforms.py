@@ -6,12 +6,12 @@ import copy
 from typing import Any
 
 import pytest
+from nodepools import PoolPlatforms, SpecError
+from nodepools.governance.cel import CelError, compile_check, evaluate
+from nodepools.governance.platform_objects import merge_pod_specs
+from nodepools.offline import ProgramError, run
+from nodepools.specs.labels import POOL_LABEL
 
-from components import PoolPlatforms, SpecError
-from components.governance.cel import CelError, compile_check, evaluate
-from components.governance.platforms import merge_pod_specs
-from components.offline import ProgramError, run
-from components.specs.labels import POOL_LABEL
 from tests.golden import assert_golden
 from tests.governance.stacks import by_name, gpu_spot_pool, osmo_args
 

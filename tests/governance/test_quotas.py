@@ -6,15 +6,15 @@ import copy
 from typing import Any
 
 import pytest
+from nodepools import PoolQuotas, SpecError
+from nodepools.governance import kueue
+from nodepools.governance.manifests import Rendered
+from nodepools.offline import ProgramError, run
+from nodepools.specs.base import parse_spec
+from nodepools.specs.labels import POOL_LABEL
+from nodepools.specs.quotas import PoolQuotasArgs
+from nodepools.validation import validate_manifest
 
-from components import PoolQuotas, SpecError
-from components.governance import kueue
-from components.governance.manifests import Rendered
-from components.offline import ProgramError, run
-from components.specs.base import parse_spec
-from components.specs.labels import POOL_LABEL
-from components.specs.quotas import PoolQuotasArgs
-from components.validation import validate_manifest
 from tests.golden import assert_golden
 from tests.governance.stacks import by_name, gpu_spot_pool, karpenter_gpu_pool, org_args
 
@@ -277,7 +277,8 @@ def test_karpenter_pools_are_read_from_their_resolved_spec_and_limits():
 
 
 def test_a_resolved_karpenter_pool_is_a_pool_too():
-    from components.specs.karpenter import KarpenterNodePoolArgs, resolve_karpenter_pool
+    from nodepools.specs.karpenter import KarpenterNodePoolArgs, resolve_karpenter_pool
+
     from tests.governance.stacks import KARPENTER_GPU
 
     args = KarpenterNodePoolArgs.model_validate({**KARPENTER_GPU, "limits": {"nvidia.com/gpu": 8}})
@@ -448,7 +449,7 @@ def test_objects_the_kueue_webhook_would_refuse_are_refused_before_registering(m
         objects = [Rendered(o.role, broken, o.origin) if o is queue else o for o in plan.objects]
         return kueue.QuotaPlan(objects, plan.queue_names, plan.summary)
 
-    monkeypatch.setattr("components.quotas.render_quotas", lending_above_nominal)
+    monkeypatch.setattr("nodepools.governance.pool_quotas.render_quotas", lending_above_nominal)
     [(path, message)] = problems(small())
     assert path == "departments[0].projects[0]"
     assert message.startswith("ClusterQueue 'vision' would be rejected: ")

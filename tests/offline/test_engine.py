@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pulumi
 import pytest
-
-from components.offline import ProgramError, run
+from nodepools.offline import ProgramError, run
 
 
 class Widget(pulumi.ComponentResource):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pulumi
 import pytest
-
-from components import MachinePool
-from components.offline import ProgramError, run
-from components.planning.artifacts import redacted_inputs, write_artifacts
-from components.specs import SpecError
+from nodepools import MachinePool
+from nodepools.offline import ProgramError, run
+from nodepools.planning.artifacts import redacted_inputs, write_artifacts
+from nodepools.specs import SpecError
 
 TOKEN = "eyJhbGciOiJIUzI1NiJ9.offline-token-value"
 ROSA = {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291"}

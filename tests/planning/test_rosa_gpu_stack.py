@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 import yaml
+from nodepools.backends.ocm_client import OcmClient
+from nodepools.offline import run
+from nodepools.planning import plan_stack
+from nodepools.planning.cli import main
+from nodepools.planning.policy_section import policy_inputs
+from nodepools.planning.sections import pool_components, scheduling_section
+from nodepools.policies.resources import pool_view
+from nodepools.policies.runner import run_policies
 
-from components.backends.ocm_client import OcmClient
-from components.cli import main
-from components.offline import run
-from components.planning import plan_stack
-from components.planning.policy_section import policy_inputs
-from components.planning.sections import pool_components, scheduling_section
-from policies.resources import pool_view
-from policies.runner import run_policies
 from tests.capture_testing import leaks
 from tests.golden import assert_golden
 

@@ -12,16 +12,16 @@ import base64
 from dataclasses import dataclass, field
 from typing import Any
 
-from components.specs.labels import POOL_LABEL, SHARED_POOL_LABEL
-from policies.governance import KUEUE_CLUSTER_QUEUE, KUEUE_RESOURCE_FLAVOR
-from policies.pods import DEPLOYMENT, POD_TEMPLATE
-from policies.resources import (
+from nodepools.policies.governance import KUEUE_CLUSTER_QUEUE, KUEUE_RESOURCE_FLAVOR
+from nodepools.policies.pods import DEPLOYMENT, POD_TEMPLATE
+from nodepools.policies.resources import (
     EKS_NODE_GROUP,
     KARPENTER_NODE_POOL,
     OKE_NODE_POOL,
     ROSA_MACHINE_POOL,
     ROSA_MACHINE_POOL_TYPE,
 )
+from nodepools.specs.labels import POOL_LABEL, SHARED_POOL_LABEL
 
 STACK = "urn:pulumi:dev::nodepools"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}

@@ -23,13 +23,13 @@ import grpc
 import pytest
 import yaml
 from google.protobuf import empty_pb2, json_format, struct_pb2
+from nodepools.policies.configuration import reconcile_policy_config
+from nodepools.policies.pack import PACK_NAME, POLICIES
 from pulumi.runtime.proto import analyzer_pb2, analyzer_pb2_grpc
 from pulumi_policy import EnforcementLevel
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE
 from pulumi_policy.version import VERSION as PULUMI_POLICY_VERSION
 
-from policies.configuration import reconcile_policy_config
-from policies.pack import PACK_NAME, POLICIES
 from tests.policies.fixtures import (
     ALL_CASES,
     RESOURCE_CASES,

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from nodepools import GpuSpotPool, MachinePool
+from nodepools.offline import run
+from nodepools.planning.policy_section import policy_inputs
+from nodepools.policies.runner import run_policies
 
-from components import GpuSpotPool, MachinePool
-from components.offline import run
-from components.planning.policy_section import policy_inputs
-from policies.runner import run_policies
 from tests.conftest import EKS, OKE
 
 
@@ -100,7 +100,7 @@ def test_autoscaling_ceiling_and_its_config():
 def test_restricted_label_domain_is_refused_before_the_pack_sees_it():
     # The component and the pack agree: the spec refuses the label (with its path), and the
     # pack's `restricted-label-domains` still guards hand-written node groups.
-    from components.offline import ProgramError
+    from nodepools.offline import ProgramError
 
     with pytest.raises(ProgramError) as caught:
         run(
@@ -125,7 +125,7 @@ KARPENTER_CLASS = {
 
 
 def test_karpenter_pool_without_limits_is_a_mandatory_violation():
-    from components import KarpenterNodePool
+    from nodepools import KarpenterNodePool
 
     def program(limits):
         args = {"node_class": KARPENTER_CLASS, "instance_families": ["m5", "c5"]}
@@ -194,9 +194,9 @@ def test_karpenter_component_and_pack_agree_on_accelerators(requirements, extras
     cpu and memory limits are always given: a pool with no limits at all is the one case
     the pack's `karpenter-limits` refuses and the component leaves to policy (see above).
     """
-    from components import KarpenterNodePool
-    from components.offline import ProgramError
-    from components.specs import SpecError
+    from nodepools import KarpenterNodePool
+    from nodepools.offline import ProgramError
+    from nodepools.specs import SpecError
 
     more = KARPENTER_EXTRAS[extras]
     limits = {"cpu": 256, "memory": "1024Gi", **more.get("limits", {})}

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-
-from policies import config_schema
-from policies.configuration import PolicySettings, reconcile_policy_config
-from policies.pack import POLICIES
+from nodepools.policies import config_schema
+from nodepools.policies.configuration import PolicySettings, reconcile_policy_config
+from nodepools.policies.pack import POLICIES
 
 SCHEMAS = [p for p in POLICIES if p.config_schema is not None]
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 import base64
 
 import pytest
-
-from components.specs.accelerators import AMD_GPU, AWS_NEURON, NVIDIA_GPU
-from policies import resources
-from policies.labels import restricted_domain
-from policies.quantities import parse_quantity
-from policies.resources import (
+from nodepools.policies import resources
+from nodepools.policies.labels import restricted_domain
+from nodepools.policies.quantities import parse_quantity
+from nodepools.policies.resources import (
     Accelerator,
     Taint,
     is_rosa_machine_pool,
     pool_view,
     taints_from_kubelet_args,
 )
+from nodepools.specs.accelerators import AMD_GPU, AWS_NEURON, NVIDIA_GPU
+
 from tests.policies.fixtures import (
     karpenter_node_pool,
     oke_node_pool,

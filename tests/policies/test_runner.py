@@ -1,4 +1,4 @@
-"""The pack run in-process by `policies.runner`, as `python -m components plan` runs it."""
+"""The pack run in-process by `nodepools.policies.runner`, as `python -m nodepools plan` runs it."""
 
 from __future__ import annotations
 
@@ -6,6 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
+from nodepools.policies.configuration import PolicyConfigError
+from nodepools.policies.runner import (
+    PolicyResourceInput,
+    PolicyViolation,
+    load_policy_config,
+    run_policies,
+)
 from pulumi_policy import (
     EnforcementLevel,
     ResourceValidationPolicy,
@@ -13,8 +20,6 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
-from policies.configuration import PolicyConfigError
-from policies.runner import PolicyResourceInput, PolicyViolation, load_policy_config, run_policies
 from tests.policies.fixtures import (
     RESOURCE_CASES,
     STACK_CASES,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from nodepools.specs import GpuSpotPoolArgs, MachinePoolArgs, SpecError, parse_spec
+from nodepools.specs.pools import resolve_gpu_spot_pool, resolve_pool
 
-from components.specs import GpuSpotPoolArgs, MachinePoolArgs, SpecError, parse_spec
-from components.specs.pools import resolve_gpu_spot_pool, resolve_pool
 from tests.conftest import EKS, OKE
 
 

@@ -7,12 +7,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from nodepools.fleet.deploy import validate_fleet
+from nodepools.specs import ClusterTarget, MachinePoolArgs, RosaCluster, SpecError, parse_spec
+from nodepools.specs.clusters import capabilities_for
+from nodepools.specs.rosa import DEFAULT_API_URL, DEFAULT_SSO_URL, TOKEN_ENV_VARS
 from pydantic import SecretStr, TypeAdapter, ValidationError
-
-from components.fleet import validate_fleet
-from components.specs import ClusterTarget, MachinePoolArgs, RosaCluster, SpecError, parse_spec
-from components.specs.clusters import capabilities_for
-from components.specs.rosa import DEFAULT_API_URL, DEFAULT_SSO_URL, TOKEN_ENV_VARS
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = "offline-eyJhbGciOi-ROSA-SPEC-5e1f"
@@ -35,7 +34,7 @@ def test_defaults():
 
 
 def test_defaults_are_the_ocm_clients_endpoints():
-    from components.backends import ocm_client
+    from nodepools.backends import ocm_client
 
     assert (DEFAULT_API_URL, DEFAULT_SSO_URL) == (
         ocm_client.DEFAULT_API_URL,
@@ -51,7 +50,7 @@ def test_every_field_documents_its_default():
 
 
 def test_the_env_fallback_is_documented_and_is_what_the_provider_reads(monkeypatch):
-    from components.backends import rosa as backend
+    from nodepools.backends import rosa as backend
 
     description = RosaCluster.model_fields["token"].description
     assert "RHCS_TOKEN then OCM_TOKEN" in description
@@ -207,8 +206,8 @@ def test_the_token_never_shows_in_fleet_config_errors():
 
 def test_importing_components_loads_no_http_client_or_cloud_sdk():
     code = (
-        "import sys, components\n"
-        "assert components.RosaCluster\n"
+        "import sys, nodepools\n"
+        "assert nodepools.RosaCluster\n"
         "heavy = ('httpx', 'pulumi_aws', 'pulumi_oci', 'pulumi_kubernetes')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )

@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import TypeAdapter, ValidationError
-
-from components.specs import (
+from nodepools.specs import (
     CATALOG,
     Accelerator,
     EksCluster,
@@ -24,8 +22,10 @@ from components.specs import (
     merge_taints,
     parse_spec,
 )
-from components.specs.base import issues_from_validation_error
-from components.specs.clusters import ClusterTarget
+from nodepools.specs.base import issues_from_validation_error
+from nodepools.specs.clusters import ClusterTarget
+from pydantic import TypeAdapter, ValidationError
+
 from tests.conftest import EKS, OKE
 
 LABELS = TypeAdapter(Labels)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 from crd_samples import ALL, cluster_queue, local_queue, node_pool, workload_priority_class
-
-from components.validation import (
+from nodepools.validation import (
     KNOWN_KINDS,
     ManifestInvalid,
     Violation,

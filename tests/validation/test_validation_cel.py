@@ -6,11 +6,10 @@ import json
 from importlib import resources
 
 import pytest
-
-from components.validation import KNOWN_KINDS, catalog, cel
-from components.validation.schema import MISSING
-from components.validation.validator import validator_for
-from components.validation.violations import Collector
+from nodepools.validation import KNOWN_KINDS, catalog, cel
+from nodepools.validation.schema import MISSING
+from nodepools.validation.validator import validator_for
+from nodepools.validation.violations import Collector
 
 
 def _rules_in(node: object) -> int:
@@ -28,7 +27,7 @@ def test_every_rule_of_every_kind_compiles():
     for api_version, kind in sorted(KNOWN_KINDS):
         name = catalog.DATA_FILES[(api_version, kind)]
         facts = json.loads(
-            resources.files("components.validation").joinpath("data", name).read_text()
+            resources.files("nodepools.validation").joinpath("data", name).read_text()
         )
         packaged += _rules_in(facts["schema"])
         compiled += validator_for(api_version, kind).rule_count

@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 from crd_samples import ec2_node_class, node_pool
-
-from components.validation import validate_manifest
+from nodepools.validation import validate_manifest
 
 Manifest = dict[str, Any]
 

@@ -6,8 +6,7 @@ from typing import Any
 
 import pytest
 from crd_samples import cluster_queue, cohort, local_queue, resource_flavor
-
-from components.validation import validate_manifest
+from nodepools.validation import validate_manifest
 
 GPU_QUOTA = "spec.resourceGroups[0].flavors[0].resources[2]"
 

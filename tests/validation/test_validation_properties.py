@@ -8,8 +8,7 @@ from typing import Any
 from crd_samples import ALL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from components.validation import Violation, apply_defaults, validate_manifest
+from nodepools.validation import Violation, apply_defaults, validate_manifest
 
 # Values that sit on the edges the schemas and rules care about.
 EDGE_VALUES = [

@@ -6,8 +6,7 @@ import re
 import warnings
 
 import pytest
-
-from components.validation import regex
+from nodepools.validation import regex
 
 LABEL_KEY = (
     r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*(\/))?"

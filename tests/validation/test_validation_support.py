@@ -11,9 +11,8 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-
-from components.validation import KNOWN_KINDS, catalog, names
-from components.validation.quantity import InvalidQuantity, parse_quantity
+from nodepools.validation import KNOWN_KINDS, catalog, names
+from nodepools.validation.quantity import InvalidQuantity, parse_quantity
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -96,7 +95,7 @@ def _prose(node: object, path: str = "") -> list[str]:
 
 
 def test_catalog_matches_the_packaged_data_and_the_script():
-    data = resources.files("components.validation").joinpath("data")
+    data = resources.files("nodepools.validation").joinpath("data")
     packaged = sorted(p.name for p in data.iterdir() if p.name.endswith(".json"))
     assert sorted(catalog.DATA_FILES.values()) == packaged
     for (api_version, kind), name in catalog.DATA_FILES.items():
@@ -187,16 +186,16 @@ def test_extraction_refuses_what_the_validator_does_not_implement(node):
 
 
 def test_importing_and_validating_loads_no_pulumi_or_cloud_sdk():
-    # A stand-in `components` package, so other modules' imports in the real
+    # A stand-in `nodepools` package, so other modules' imports in the real
     # components/__init__.py cannot hide what the validation package itself imports.
     program = f"""
 import sys, types
-pkg = types.ModuleType("components")
+pkg = types.ModuleType("nodepools")
 pkg.__path__ = [{str(REPO / "components")!r}]
-sys.modules["components"] = pkg
-import components.validation as validation
+sys.modules["nodepools"] = pkg
+import nodepools.validation as validation
 assert "cel_expr_python" not in sys.modules, "CEL runtime imported eagerly"
-assert "components.validation.validator" not in sys.modules
+assert "nodepools.validation.validator" not in sys.modules
 manifest = {{"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "LocalQueue",
             "metadata": {{"name": "q"}}, "spec": {{"clusterQueue": "cq"}}}}
 assert validation.validate_manifest(manifest) == []

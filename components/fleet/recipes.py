@@ -17,15 +17,13 @@ entry is pinned to its result (`placement`: a pool name, or `false` to wait).
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .placement import PlacementError, place_recipes, recipe_demand, shared_pool
-from .specs.base import Issue, SpecError
-from .specs.recipe import resolve_recipe
-from .specs.shared import SharedPoolDescription, describe_shared_pool, resolve_shared_pool
-
-if TYPE_CHECKING:
-    from .fleet import FleetContext, FleetEntry
+from nodepools.fleet.context import FleetContext, FleetEntry
+from nodepools.specs.base import Issue, SpecError
+from nodepools.specs.recipe import resolve_recipe
+from nodepools.specs.shared import SharedPoolDescription, describe_shared_pool, resolve_shared_pool
+from nodepools.workloads.placement import PlacementError, place_recipes, recipe_demand, shared_pool
 
 SHARED_POOL_COMPONENT = "SharedNodePool"
 RECIPE_COMPONENT = "Recipe"

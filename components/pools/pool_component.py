@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-
-from .backends import backend_for, check_pool
-from .outputs import known_output
-from .scheduling import SchedulingInfo
-from .specs.pools import ResolvedPool
+from nodepools.backends import backend_for, check_pool
+from nodepools.outputs import known_output
+from nodepools.scheduling import SchedulingInfo
+from nodepools.specs.pools import ResolvedPool
 
 
 class PoolComponent(pulumi.ComponentResource):

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-
-from .pool_component import PoolComponent
-from .specs.base import parse_spec
-from .specs.pools import MachinePoolArgs, ResolvedPool, resolve_pool
+from nodepools.pools.pool_component import PoolComponent
+from nodepools.specs.base import parse_spec
+from nodepools.specs.pools import MachinePoolArgs, ResolvedPool, resolve_pool
 
 
 class MachinePool(PoolComponent):

@@ -1,4 +1,4 @@
-"""`python -m components plan --stack NAME [--out DIR]`: plan a stack offline."""
+"""`python -m nodepools plan --stack NAME [--out DIR]`: plan a stack offline."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m components", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m nodepools", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     plan = commands.add_parser(
         "plan", help="plan a stack offline (no cloud account, no Pulumi CLI)"
@@ -29,12 +29,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from .planning import plan_stack
+    from nodepools.planning import plan_stack
 
     context = {}
     try:
         if args.policy_config is not None:
-            from policies.runner import load_policy_config
+            from nodepools.policies.runner import load_policy_config
 
             context["policy_config"] = load_policy_config(args.policy_config)
         result = plan_stack(

@@ -39,9 +39,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .specs.base import Issue, SpecError
-from .specs.recipe import ResolvedRecipe, Status
-from .specs.shared import SharedPoolDescription
+from nodepools.specs.base import Issue, SpecError
+from nodepools.specs.recipe import ResolvedRecipe, Status
+from nodepools.specs.shared import SharedPoolDescription
 
 Pin = str | Literal[False] | None
 

@@ -1,6 +1,6 @@
 """PoolQuotas: Run:ai-style departments, projects and per-pool quotas, emitted as Kueue.
 
-See `components.governance.kueue` for how each Run:ai concept maps to a Kueue object.
+See `nodepools.governance.kueue` for how each Run:ai concept maps to a Kueue object.
 Kueue objects are cluster-scoped on the cluster whose nodes form the pools (pass its
 Kubernetes provider in `opts`); pools of several clusters in one PoolQuotas are out of
 scope (Kueue can't share quota across clusters without MultiKueue): use one PoolQuotas
@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-
-from .governance.kueue import render_quotas
-from .governance.manifests import validate_rendered
-from .outputs import known_output
-from .specs.base import parse_spec
-from .specs.quotas import PoolQuotasArgs
+from nodepools.governance.kueue import render_quotas
+from nodepools.governance.manifests import validate_rendered
+from nodepools.outputs import known_output
+from nodepools.specs.base import parse_spec
+from nodepools.specs.quotas import PoolQuotasArgs
 
 
 class PoolQuotas(pulumi.ComponentResource):
@@ -58,7 +57,7 @@ class PoolQuotas(pulumi.ComponentResource):
             "spec": {"quotas": plan.table, "pools": plan.summary, "departments": plan.departments}
         }
         super().__init__(self.TYPE, name, props, opts)
-        from .governance.register import register_manifests
+        from nodepools.governance.register import register_manifests
 
         self.resources = register_manifests(name, plan.objects, self)
         self.queue_names = known_output(plan.queue_names)

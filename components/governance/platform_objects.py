@@ -33,19 +33,26 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..scheduling import toleration_for
-from ..specs.base import Issue, SpecError, format_path
-from ..specs.kube import CPU, EPHEMERAL_STORAGE, MEMORY, format_quantity, kube_name, parse_amount
-from ..specs.labels import DEFAULT_PLATFORM_ANNOTATION, PLATFORM_LABEL
-from ..specs.platforms import (
+from nodepools.governance.cel import CelError, compile_check
+from nodepools.governance.manifests import Rendered
+from nodepools.scheduling import toleration_for
+from nodepools.specs.base import Issue, SpecError, format_path
+from nodepools.specs.kube import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    format_quantity,
+    kube_name,
+    parse_amount,
+)
+from nodepools.specs.labels import DEFAULT_PLATFORM_ANNOTATION, PLATFORM_LABEL
+from nodepools.specs.platforms import (
     CelValidation,
     Platform,
     PoolPlatformsArgs,
     ResourceRule,
     Variables,
 )
-from .cel import CelError, compile_check
-from .manifests import Rendered
 
 ADMISSION_API = "admissionregistration.k8s.io/v1"
 RBAC_API = "rbac.authorization.k8s.io/v1"

@@ -9,12 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from .placement import Decision
-from .scheduling import SchedulingInfo, toleration_for
-from .specs.accelerators import Accelerator
-from .specs.labels import INSTANCE_TYPE_LABEL, POOL_SELECTOR_LABEL, RECIPE_LABEL, SHARED_POOL_LABEL
-from .specs.pools import accelerator_taint
-from .specs.recipe import ResolvedRecipe
+from nodepools.scheduling import SchedulingInfo, toleration_for
+from nodepools.specs.accelerators import Accelerator
+from nodepools.specs.labels import (
+    INSTANCE_TYPE_LABEL,
+    POOL_SELECTOR_LABEL,
+    RECIPE_LABEL,
+    SHARED_POOL_LABEL,
+)
+from nodepools.specs.pools import accelerator_taint
+from nodepools.specs.recipe import ResolvedRecipe
+from nodepools.workloads.placement import Decision
 
 # Pulumi waits for a Deployment to become available and for a Service to have endpoints.
 # A recipe's pods may rightly stay Pending (it waits for a pool, or its pool is created in

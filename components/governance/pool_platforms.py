@@ -1,6 +1,6 @@
 """PoolPlatforms: OSMO-style platforms (one per machine type) of a pool, as Kubernetes objects.
 
-See `components.governance.platforms` for how each OSMO concept maps to what we emit
+See `nodepools.governance.platform_objects` for how each OSMO concept maps to what we emit
 (PodTemplates, ValidatingAdmissionPolicies with bindings, Roles with RoleBindings).
 """
 
@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-
-from .governance.platforms import render_platforms
-from .outputs import known_output
-from .specs.base import parse_spec
-from .specs.platforms import PoolPlatformsArgs
+from nodepools.governance.platform_objects import render_platforms
+from nodepools.outputs import known_output
+from nodepools.specs.base import parse_spec
+from nodepools.specs.platforms import PoolPlatformsArgs
 
 
 class PoolPlatforms(pulumi.ComponentResource):
@@ -59,7 +58,7 @@ class PoolPlatforms(pulumi.ComponentResource):
             }
         }
         super().__init__(self.TYPE, name, props, opts)
-        from .governance.register import register_manifests
+        from nodepools.governance.register import register_manifests
 
         self.resources = register_manifests(name, plan.objects, self)
         self.platforms = known_output(

@@ -5,18 +5,21 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-
-from .outputs import known_output
-from .placement import decide
-from .recipe_manifests import deployment_manifest, recipe_scheduling, service_manifest
-from .specs.base import parse_spec
-from .specs.recipe import RecipeArgs, resolve_recipe
+from nodepools.outputs import known_output
+from nodepools.specs.base import parse_spec
+from nodepools.specs.recipe import RecipeArgs, resolve_recipe
+from nodepools.workloads.placement import decide
+from nodepools.workloads.recipe_manifests import (
+    deployment_manifest,
+    recipe_scheduling,
+    service_manifest,
+)
 
 
 class Recipe(pulumi.ComponentResource):
     """A Deployment (and a Service when `port` is set) placed onto one of its `pools`.
 
-    Placement (see `components.placement`): a pool of `node_shape` (with the
+    Placement (see `nodepools.workloads.placement`): a pool of `node_shape` (with the
     `shared_pool_selector`, if given) with room for `gpus x replicas` accelerators, the
     most free one first, ties by name. A recipe that fits none is deployed anyway and
     waits: its pods select shared nodes of its shape and stay Pending until a matching
@@ -49,7 +52,9 @@ class Recipe(pulumi.ComponentResource):
         decision = decide(recipe)
         scheduling = recipe_scheduling(recipe, decision)
         super().__init__(self.TYPE, name, {"spec": recipe.summary()}, opts)
-        from .backends.workloads import build_recipe  # loads pulumi_kubernetes on first use
+        from nodepools.backends.workloads import (
+            build_recipe,  # loads pulumi_kubernetes on first use
+        )
 
         built = build_recipe(
             name, deployment_manifest(recipe, scheduling), service_manifest(recipe), self

@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-
-from .backends import backend_for
-from .backends.karpenter import manifest_issues, render_manifests
-from .outputs import known_output
-from .pool_component import PoolComponent
-from .scheduling import SchedulingInfo
-from .specs.base import Issue, SpecError, join_path, parse_spec
-from .specs.karpenter import (
+from nodepools.backends import backend_for
+from nodepools.backends.karpenter import manifest_issues, render_manifests
+from nodepools.outputs import known_output
+from nodepools.pools.pool_component import PoolComponent
+from nodepools.scheduling import SchedulingInfo
+from nodepools.specs.base import Issue, SpecError, join_path, parse_spec
+from nodepools.specs.karpenter import (
     NODEPOOL_LABEL,
     KarpenterNodePoolArgs,
     ResolvedKarpenterPool,

@@ -17,15 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..specs.base import Issue, SpecError, parse_spec
-from ..specs.governed_pool import describe_karpenter, describe_resolved
-from ..specs.karpenter import resolve_karpenter_pool
-from ..specs.platforms import PoolPlatformsArgs
-from ..specs.pools import resolve_gpu_spot_pool, resolve_pool
-from ..specs.quotas import PoolQuotasArgs
-from ..specs.shared import resolve_shared_pool
-from .kueue import render_quotas
-from .platforms import render_platforms
+from nodepools.governance.kueue import render_quotas
+from nodepools.governance.platform_objects import render_platforms
+from nodepools.specs.base import Issue, SpecError, parse_spec
+from nodepools.specs.governed_pool import describe_karpenter, describe_resolved
+from nodepools.specs.karpenter import resolve_karpenter_pool
+from nodepools.specs.platforms import PoolPlatformsArgs
+from nodepools.specs.pools import resolve_gpu_spot_pool, resolve_pool
+from nodepools.specs.quotas import PoolQuotasArgs
+from nodepools.specs.shared import resolve_shared_pool
 
 
 def _karpenter(args: Any, name: str) -> tuple[dict[str, Any], Any]:

@@ -17,15 +17,21 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from nodepools.fleet.context import FleetContext, FleetEntry
+from nodepools.fleet.governance_refs import prepare_platforms, prepare_quotas
+from nodepools.fleet.recipes import place_fleet_recipes, prepare_recipe
+from nodepools.specs.base import (
+    Issue,
+    SpecError,
+    format_path,
+    issues_from_validation_error,
+    join_path,
+)
+from nodepools.specs.clusters import ClusterTarget
 from pydantic import TypeAdapter, ValidationError
-
-from .governance.fleet_refs import prepare_platforms, prepare_quotas
-from .recipe_fleet import place_fleet_recipes, prepare_recipe
-from .specs.base import Issue, SpecError, format_path, issues_from_validation_error, join_path
-from .specs.clusters import ClusterTarget
 
 PROJECT = "nodepools"
 CLUSTERS_KEY = "clusters"
@@ -44,18 +50,6 @@ class FleetKind:
     def load(self) -> tuple[type, type]:
         module = importlib.import_module(self.module)
         return getattr(module, self.class_name), getattr(module, self.args_name)
-
-
-@dataclass
-class FleetContext:
-    """What references resolve against while the fleet is validated and built."""
-
-    clusters: dict[str, Any] = field(default_factory=dict)
-    invalid_clusters: set[str] = field(default_factory=set)  # declared, but reported as invalid
-    pool_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (cluster, pool) -> path
-    entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
-    built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
-    current: str | None = None  # name of the entry being prepared (for hooks that need it)
 
 
 def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
@@ -87,32 +81,38 @@ def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
 SECTIONS: dict[str, dict[str, FleetKind]] = {
     "pools": {
         "MachinePool": FleetKind(
-            "components.machine_pool", "MachinePool", "MachinePoolArgs", resolve_cluster
+            "nodepools.pools.machine_pool", "MachinePool", "MachinePoolArgs", resolve_cluster
         ),
         "GpuSpotPool": FleetKind(
-            "components.gpu_spot_pool", "GpuSpotPool", "GpuSpotPoolArgs", resolve_cluster
+            "nodepools.pools.gpu_spot_pool", "GpuSpotPool", "GpuSpotPoolArgs", resolve_cluster
         ),
         "KarpenterNodePool": FleetKind(
-            "components.karpenter_node_pool",
+            "nodepools.pools.karpenter_node_pool",
             "KarpenterNodePool",
             "KarpenterNodePoolArgs",
         ),
         "SharedNodePool": FleetKind(
-            "components.shared_node_pool", "SharedNodePool", "SharedNodePoolArgs", resolve_cluster
+            "nodepools.pools.shared_node_pool",
+            "SharedNodePool",
+            "SharedNodePoolArgs",
+            resolve_cluster,
         ),
     },
     # After `pools`: a recipe's `pools: [names]` become plain descriptions of those entries,
     # so recipes never depend on (or get deleted with) the pool resources.
     "recipes": {
-        "Recipe": FleetKind("components.recipe", "Recipe", "RecipeArgs", prepare_recipe),
+        "Recipe": FleetKind("nodepools.workloads.recipe", "Recipe", "RecipeArgs", prepare_recipe),
     },
     # Governs pools of the sections above; `pools` entries may name them.
     "governance": {
         "PoolQuotas": FleetKind(
-            "components.quotas", "PoolQuotas", "PoolQuotasArgs", prepare_quotas
+            "nodepools.governance.pool_quotas", "PoolQuotas", "PoolQuotasArgs", prepare_quotas
         ),
         "PoolPlatforms": FleetKind(
-            "components.platforms", "PoolPlatforms", "PoolPlatformsArgs", prepare_platforms
+            "nodepools.governance.pool_platforms",
+            "PoolPlatforms",
+            "PoolPlatformsArgs",
+            prepare_platforms,
         ),
     },
 }
@@ -124,15 +124,6 @@ ARRANGE: dict[str, Callable[[list[FleetEntry]], list[FleetEntry]]] = {
 }
 
 _CLUSTER = TypeAdapter(ClusterTarget)
-
-
-@dataclass(frozen=True)
-class FleetEntry:
-    section: str
-    component: str
-    name: str
-    args: Any  # the validated args model
-    path: str
 
 
 def _key(name: str) -> str:

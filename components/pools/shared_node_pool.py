@@ -5,12 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-
-from .pool_component import PoolComponent
-from .scheduling import SchedulingInfo
-from .specs.base import parse_spec
-from .specs.pools import ResolvedPool
-from .specs.shared import (
+from nodepools.pools.pool_component import PoolComponent
+from nodepools.scheduling import SchedulingInfo
+from nodepools.specs.base import parse_spec
+from nodepools.specs.pools import ResolvedPool
+from nodepools.specs.shared import (
     SharedNodePoolArgs,
     SharedPoolDescription,
     describe_shared_pool,

@@ -1,0 +1,31 @@
+"""What a fleet's entries and the hooks that resolve their references share.
+
+Kept apart from `deploy` so the hooks (`recipes`, `governance_refs`) can name these types
+without importing the module that imports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class FleetContext:
+    """What references resolve against while the fleet is validated and built."""
+
+    clusters: dict[str, Any] = field(default_factory=dict)
+    invalid_clusters: set[str] = field(default_factory=set)  # declared, but reported as invalid
+    pool_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (cluster, pool) -> path
+    entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
+    built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
+    current: str | None = None  # name of the entry being prepared (for hooks that need it)
+
+
+@dataclass(frozen=True)
+class FleetEntry:
+    section: str
+    component: str
+    name: str
+    args: Any  # the validated args model
+    path: str

@@ -1,0 +1,1 @@
+"""The pool components: what a cluster's nodes are (instance type, scaling, labels, taints)."""

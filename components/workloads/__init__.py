@@ -1,0 +1,1 @@
+"""Workloads onto pools: recipes (Deployments) and their deterministic placement on shared pools."""
