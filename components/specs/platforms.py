@@ -11,16 +11,29 @@ from __future__ import annotations
 import fnmatch
 from typing import Annotated, Any, Literal
 
-from nodepools.specs.base import Issue, SpecModel, format_path, register_union_tags
+from nodepools.specs.base import Issue, NestedIssues, SpecModel, format_path, register_union_tags
 from nodepools.specs.governed_pool import GovernedPool
 from nodepools.specs.kube import Amount, DnsLabel, ObjectName, kube_name, kube_name_problem
 from nodepools.specs.labels import LabelKey, Labels, label_value_problem
 from nodepools.specs.taints import TaintEffect, _parse_taint_string
-from pydantic import BeforeValidator, Discriminator, Field, Tag, model_validator
+from pydantic import AfterValidator, BeforeValidator, Discriminator, Field, Tag, model_validator
 
 USER_VARIABLES = ("USER_CPU", "USER_GPU", "USER_MEMORY", "USER_STORAGE")
 NODE_VARIABLES = ("K8_CPU", "K8_GPU", "K8_MEMORY", "K8_STORAGE")
 RuleOperator = Literal["LE", "LT", "GE", "GT"]
+
+
+def _schema_checked(spec: dict[str, Any]) -> dict[str, Any]:
+    from nodepools.validation.pod_spec_schema import pod_spec_issues
+
+    if spec and (issues := pod_spec_issues(spec, "")):
+        raise NestedIssues(issues)
+    return spec
+
+
+PartialPodSpec = Annotated[dict[str, Any], AfterValidator(_schema_checked)]
+"""A partial pod spec, checked against the Kubernetes core/v1 schema (no field required
+but a list item's `name`; no unknown field)."""
 
 
 class Variables(SpecModel):
@@ -152,7 +165,7 @@ class Platform(SpecModel):
     tolerations: list[Annotated[Toleration, BeforeValidator(_toleration)]] = Field(
         default_factory=list, description="Tolerations added to its pods; default []."
     )
-    pod_template: dict[str, Any] = Field(
+    pod_template: PartialPodSpec = Field(
         default_factory=dict,
         description="A partial pod spec merged over `common_pod_template` (later wins, lists "
         "of named items merged by `name`); default {}.",
@@ -216,7 +229,7 @@ class PoolPlatformsArgs(SpecModel):
         description="Platform for pods that select none; default None (such pods are not "
         "validated).",
     )
-    common_pod_template: dict[str, Any] = Field(
+    common_pod_template: PartialPodSpec = Field(
         default_factory=dict, description="Partial pod spec every platform starts from; default {}."
     )
     common_default_variables: Variables = Field(
@@ -289,6 +302,7 @@ __all__ = [
     "USER_VARIABLES",
     "CelValidation",
     "NodeResources",
+    "PartialPodSpec",
     "Platform",
     "PoolPlatformsArgs",
     "ResourceRule",

@@ -1,0 +1,147 @@
+"""Partial pod specs (pod templates) checked against the Kubernetes core/v1 schema.
+
+A platform's pod template is a *partial* pod spec: a node selector, tolerations, one
+container's resources. It is merged with others before it reaches a cluster (by us for the
+Kubernetes target, by OSMO for OSMO), so fields Kubernetes requires (`containers`, a
+container's `image`) may be missing here; everything that is there must have the shape and
+type the schema gives, and no unknown field is allowed (the strict schema), so that
+`resources: "big"`, `volumes: 5`, `containers: "not-a-list"`, `containers: [null]` or
+`nodeSelector: "gpu"` are errors with their paths rather than crashes later.
+
+The schemas are those `kubernetes-validate` ships (offline, one set per Kubernetes minor);
+`KUBERNETES_SCHEMA_VERSION` pins the one we read. jsonschema and the 1.4 MB definitions file
+are loaded on first use only: a program without pod templates never pays for them.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from nodepools.specs.base import Issue, format_path
+
+KUBERNETES_SCHEMA_VERSION = "1.33.0"
+"""The Kubernetes minor whose core/v1 schema pod templates are checked against."""
+_SCHEMA_DIR = f"kubernetes-json-schema/v{KUBERNETES_SCHEMA_VERSION}-local-strict"
+_MAX_ISSUES = 20
+# Lists of named items in a pod spec: each item needs its `name` (the merge key) even in a
+# partial spec, since merging by name is how a partial spec adds to another.
+_NAMED_LISTS = ("containers", "initContainers", "ephemeralContainers", "volumes")
+# Only these keys are checked for `required` (the merge key), all others may be omitted.
+_REQUIRED_KEPT = frozenset({"name"})
+
+
+def _load(filename: str) -> Any:
+    from importlib import resources
+
+    return json.loads(
+        resources.files("kubernetes_validate").joinpath(f"{_SCHEMA_DIR}/{filename}").read_text()
+    )
+
+
+@cache
+def _validators() -> dict[str, Any]:
+    import jsonschema
+    from referencing import Registry, Resource
+
+    definitions = Resource.from_contents(_load("_definitions.json"))
+    found = {}
+    for kind, filename in (("spec", "podspec-v1.json"), ("metadata", "objectmeta-meta-v1.json")):
+        schema = _load(filename)
+        registry = definitions @ (Resource.from_contents(schema) @ Registry())
+        found[kind] = jsonschema.Draft202012Validator(schema, registry=registry)
+    return found
+
+
+def _message(error: Any) -> str:
+    if error.validator == "additionalProperties":
+        return error.message.replace("Additional properties are not", "unknown fields are not")
+    if error.validator in ("type", "oneOf", "anyOf"):
+        expected = error.schema.get("type")
+        if error.validator != "type" or expected is None:
+            return f"{error.instance!r} does not have the shape the Kubernetes schema gives"
+        kinds = [expected] if isinstance(expected, str) else [t for t in expected if t != "null"]
+        return f"must be of type {' or '.join(kinds)} (got {error.instance!r})"
+    if error.validator == "required":
+        return "needs a `name` (lists of named items are merged by it)"
+    return f"{error.message}"
+
+
+def _kept(error: Any) -> bool:
+    """Errors that count for a partial spec: every one but a missing required field (except
+    a list item's `name`)."""
+    if error.validator != "required":
+        return True
+    missing = [k for k in error.validator_value if k not in (error.instance or {})]
+    return any(key in _REQUIRED_KEPT for key in missing)
+
+
+def _leaf_errors(error: Any) -> list[Any]:
+    # oneOf/anyOf errors say only "is not valid under any of the given schemas"; a type
+    # mismatch of the value itself is clearer, and the deepest error of a branch is where
+    # the problem is.
+    if error.validator in ("oneOf", "anyOf") and error.context:
+        deepest = max(error.context, key=lambda e: len(e.absolute_path))
+        return [deepest] if deepest.absolute_path else [error]
+    return [error]
+
+
+def pod_spec_issues(spec: Any, path: str) -> list[Issue]:
+    """Problems of a partial pod spec (`spec` of a Pod), each with its path below `path`."""
+    return _issues("spec", spec, path)
+
+
+def pod_template_issues(template: Any, path: str) -> list[Issue]:
+    """Problems of an OSMO pod template: a mapping with `spec` and `metadata` (both
+    partial) and nothing else."""
+    if not isinstance(template, dict):
+        return [Issue(path, f"must be a mapping with `spec` (got {template!r})")]
+    issues = [
+        Issue(
+            format_path([key], path),
+            "unknown field of a pod template (expected `spec`, `metadata`)",
+        )
+        for key in sorted(template, key=str)
+        if key not in ("spec", "metadata")
+    ]
+    if "metadata" in template:
+        issues += _issues("metadata", template["metadata"], format_path(["metadata"], path))
+    if "spec" in template:
+        issues += pod_spec_issues(template["spec"], format_path(["spec"], path))
+    return issues
+
+
+def _issues(kind: str, value: Any, path: str) -> list[Issue]:
+    if not isinstance(value, dict):
+        return [Issue(path, f"must be a mapping (got {value!r})")]
+    validator = _validators()[kind]
+    found: list[Issue] = []
+    for error in sorted(
+        validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]
+    ):
+        if not _kept(error):
+            continue
+        for leaf in _leaf_errors(error):
+            if not _kept(leaf):
+                continue
+            issue = Issue(format_path(list(leaf.absolute_path), path), _message(leaf))
+            if issue not in found:
+                found.append(issue)
+    if kind == "spec":
+        for key in _NAMED_LISTS:
+            items = value.get(key)
+            if not isinstance(items, list):
+                continue
+            for i, item in enumerate(items):
+                if not isinstance(item, dict):
+                    found.append(
+                        Issue(format_path([key, i], path), f"must be a mapping (got {item!r})")
+                    )
+            names = [item.get("name") for item in items if isinstance(item, dict)]
+            for name in sorted({n for n in names if isinstance(n, str) and names.count(n) > 1}):
+                found.append(Issue(format_path([key], path), f"lists {name!r} twice"))
+    return found[:_MAX_ISSUES]
+
+
+__all__ = ["KUBERNETES_SCHEMA_VERSION", "pod_spec_issues", "pod_template_issues"]
