@@ -20,6 +20,17 @@ ACCELERATED_AMI = {NVIDIA_GPU: "AL2023_x86_64_NVIDIA", AWS_NEURON: "AL2023_x86_6
 
 CA_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
 
+# EKS caps a node group name at 63 characters; a name prefix gets a 26-character unique
+# suffix from the provider (terraform-plugin-sdk `id.UniqueIDSuffixLength`).
+NODE_GROUP_NAME_MAX = 63
+NAME_PREFIX_SUFFIX_LENGTH = 26
+
+
+def node_group_name_prefix(pool_name: str) -> str:
+    """`<pool>-`, cut so that the generated name fits EKS's 63 characters."""
+    room = NODE_GROUP_NAME_MAX - NAME_PREFIX_SUFFIX_LENGTH - 1
+    return f"{pool_name[:room].rstrip('-_')}-"
+
 
 def ami_type_for(pool: ResolvedPool) -> str | None:
     if pool.cluster.ami_type:
@@ -43,18 +54,39 @@ def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
     return dict(sorted(tags.items()))
 
 
-def _first_asg_name(resources) -> str:
-    return resources[0].autoscaling_groups[0].name
+def first_asg_name(resources) -> str | None:
+    """The node group's Auto Scaling group, or None while nobody has reported it.
+
+    EKS reports it once the group exists. A plain `pulumi.runtime.Mocks` echoes inputs, so
+    `resources` is absent there (in preview it is unknown and this never runs): the tags
+    then name no group rather than crash the user's test.
+    """
+    for resource in resources or ():
+        for group in getattr(resource, "autoscaling_groups", None) or ():
+            if getattr(group, "name", None):
+                return group.name
+    return None
 
 
 def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltPool:
+    """One managed node group (plus scale-from-zero tags when autoscaled).
+
+    The group is named by `node_group_name_prefix` (`<pool>-` and a unique suffix), never a
+    fixed `node_group_name`: instance types, AMI type, capacity type, disk size, subnets and
+    role can only change by replacing the group, and Pulumi replaces create-before-delete,
+    so a fixed name fails with `ResourceInUseException: NodeGroup already exists`. The
+    new group comes up before the old one drains, which delete-before-replace would not
+    give. The pool's identity is the `nodepools.dev/pool` label (and tag), which workloads
+    and quotas select on; the generated name is nobody's key. Moving from an earlier
+    version that set `node_group_name` replaces each group once.
+    """
     cluster = pool.cluster
     child = pulumi.ResourceOptions(parent=parent)
     node_group = aws.eks.NodeGroup(
         f"{name}-node-group",
         aws.eks.NodeGroupArgs(
             cluster_name=cluster.cluster_name,
-            node_group_name=pool.pool_name,
+            node_group_name_prefix=node_group_name_prefix(pool.pool_name),
             node_role_arn=cluster.node_role_arn,
             subnet_ids=cluster.subnet_ids,
             instance_types=[pool.instance_type],
@@ -83,7 +115,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         ),
     )
     if pool.autoscaled:
-        asg_name = node_group.resources.apply(_first_asg_name)
+        asg_name = node_group.resources.apply(first_asg_name)
         for key, value in autoscaler_node_template_tags(pool).items():
             aws.autoscaling.Tag(
                 f"{name}-asg-tag-{key.removeprefix(CA_TEMPLATE + '/')}",

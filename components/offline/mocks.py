@@ -19,10 +19,14 @@ def stable_id(type_: str, name: str) -> str:
 
 
 def _eks_node_group(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
-    group = inputs.get("nodeGroupName") or name
+    # As the provider names a group from its prefix: the prefix and a 26-digit suffix.
+    prefix = inputs.get("nodeGroupNamePrefix")
+    suffix = str(int(stable_id("nodegroup", name).rsplit("-", 1)[1], 16)).zfill(26)[:26]
+    group = inputs.get("nodeGroupName") or (f"{prefix}{suffix}" if prefix else name)
     return {
         "arn": f"arn:aws:eks:us-east-1:123456789012:nodegroup/offline/{group}",
         "resources": [{"autoscalingGroups": [{"name": f"eks-{group}-{stable_id('asg', group)}"}]}],
+        "nodeGroupName": group,
         "status": "ACTIVE",
     }
 

@@ -18,7 +18,7 @@ POOL_TYPES = (
 # The inputs worth a glance in the tree, per resource type (engine names, dotted paths).
 KEY_INPUTS: dict[str, tuple[str, ...]] = {
     "aws:eks/nodeGroup:NodeGroup": (
-        "nodeGroupName",
+        "nodeGroupNamePrefix",
         "instanceTypes",
         "capacityType",
         "scalingConfig",

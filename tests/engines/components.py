@@ -1,0 +1,141 @@
+"""One program per component and backend, for the engine matrix (add yours here)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tests.conftest import EKS, OKE
+from tests.governance.stacks import osmo_args
+
+ROSA = {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291"}
+MI300X = {"cluster": OKE, "shape": "BM.GPU.MI300X.8", "size": 1, "boot_volume_gb": 500}
+KARPENTER_GPU = {
+    "node_class": {
+        "role": "KarpenterNodeRole-ml",
+        "subnet_selector_tags": {"karpenter.sh/discovery": "ml"},
+        "security_group_selector_tags": {"karpenter.sh/discovery": "ml"},
+    },
+    "instance_types": ["g5.12xlarge"],
+    "limits": {"nvidia.com/gpu": 8},
+}
+AUTOSCALED = {"autoscaling": {"min_replicas": 1, "max_replicas": 4}}
+
+
+def _eks_wired() -> dict:
+    """An EKS target whose role and subnets come from other resources: unknown in preview."""
+    import pulumi_aws as aws
+
+    role = aws.iam.Role("nodes", assume_role_policy="{}")
+    subnet = aws.ec2.Subnet("nodes", vpc_id="vpc-1", cidr_block="10.0.0.0/24")
+    return {**EKS, "node_role_arn": role.arn, "subnet_ids": [subnet.id]}
+
+
+def machine_pool_eks() -> None:
+    from nodepools import MachinePool
+
+    MachinePool("cpu", {"cluster": EKS, "instance_type": "m5.large", **AUTOSCALED})
+    MachinePool("fixed", {"cluster": EKS, "instance_type": "m5.large", "replicas": 2})
+
+
+def gpu_spot_pool_eks() -> None:
+    from nodepools import GpuSpotPool
+
+    GpuSpotPool("gpu", {"cluster": EKS, "instance_type": "g4dn.xlarge"})
+
+
+def gpu_spot_pool_eks_wired() -> None:
+    from nodepools import GpuSpotPool
+
+    GpuSpotPool("gpu", {"cluster": _eks_wired(), "instance_type": "g5.12xlarge"})
+
+
+def machine_pool_oke() -> None:
+    from nodepools import MachinePool
+
+    MachinePool(
+        "cpu",
+        {
+            "cluster": OKE,
+            "instance_type": "VM.Standard.E4.Flex",
+            "ocpus": 4,
+            "memory_gb": 32,
+            **AUTOSCALED,
+        },
+    )
+
+
+def gpu_spot_pool_oke() -> None:
+    from nodepools import GpuSpotPool
+
+    GpuSpotPool("gpu", {"cluster": OKE, "instance_type": "VM.GPU.A10.1"})
+
+
+def machine_pool_rosa() -> None:
+    from nodepools import GpuSpotPool, MachinePool
+
+    MachinePool("batch", {"cluster": ROSA, "instance_type": "m5.2xlarge", **AUTOSCALED})
+    GpuSpotPool("gpu", {"cluster": ROSA, "instance_type": "p3.2xlarge"})
+
+
+def shared_node_pool() -> None:
+    from nodepools import SharedNodePool
+
+    SharedNodePool("mi300x", {**MI300X, "selector": "selector_1"})
+
+
+def recipe() -> None:
+    from nodepools import Recipe, SharedNodePool
+
+    pool = SharedNodePool("mi300x", {**MI300X, "selector": "selector_1"})
+    Recipe(
+        "echo",
+        {
+            "image": "hashicorp/http-echo",
+            "port": 5678,
+            "node_shape": "BM.GPU.MI300X.8",
+            "shared_pool_selector": "selector_1",
+            "pools": [pool],
+        },
+    )
+
+
+def karpenter_node_pool() -> None:
+    from nodepools import KarpenterNodePool
+
+    KarpenterNodePool("gpu", KARPENTER_GPU)
+    KarpenterNodePool("existing", {"node_class_name": "default"})
+
+
+def pool_quotas() -> None:
+    from nodepools import GpuSpotPool, PoolQuotas
+
+    pool = GpuSpotPool("gpu", {"cluster": EKS, "instance_type": "g5.12xlarge"})
+    quota = {"gpu": 4, "cpu": 96, "memory": "384Gi"}
+    PoolQuotas(
+        "org",
+        {
+            "pools": [pool],
+            "departments": [{"name": "d", "projects": [{"name": "p", "quotas": {"gpu": quota}}]}],
+        },
+    )
+
+
+def pool_platforms() -> None:
+    from nodepools import PoolPlatforms
+
+    PoolPlatforms("shared-pool", osmo_args())
+
+
+COMPONENTS: dict[str, Callable[[], None]] = {
+    "MachinePool/eks": machine_pool_eks,
+    "MachinePool/oke": machine_pool_oke,
+    "MachinePool/rosa": machine_pool_rosa,
+    "GpuSpotPool/eks": gpu_spot_pool_eks,
+    "GpuSpotPool/eks-wired": gpu_spot_pool_eks_wired,
+    "GpuSpotPool/oke": gpu_spot_pool_oke,
+    "SharedNodePool/oke": shared_node_pool,
+    "Recipe/oke": recipe,
+    "KarpenterNodePool": karpenter_node_pool,
+    "PoolQuotas": pool_quotas,
+    "PoolPlatforms": pool_platforms,
+}
