@@ -222,7 +222,11 @@ def validate_cluster_queue(obj: dict[str, Any], old: dict[str, Any] | None, out:
     _validate_totals(groups, out)
     _validate_admission_check_flavors(spec, out)
     if old is not None:
-        old_policy = (old.get("spec") or {}).get("concurrentAdmissionPolicy")
+        # The old object was stored before; it is not validated again and may be damaged.
+        old_spec = old.get("spec")
+        old_policy = (
+            old_spec.get("concurrentAdmissionPolicy") if isinstance(old_spec, dict) else None
+        )
         if spec.get("concurrentAdmissionPolicy") != old_policy:
             out.invalid(
                 "spec.concurrentAdmissionPolicy",
