@@ -50,6 +50,22 @@ class SchedulingInfo:
             )
         return cls(dict(sorted(selector.items())), tolerations, limits)
 
+    @classmethod
+    def from_dict(cls, info: Mapping[str, Any]) -> SchedulingInfo:
+        """The typed form of a `scheduling_info` output (or of `to_dict()`), e.g. one read
+        from another stack: `SchedulingInfo.from_dict(ref.get_output("gpu"))` inside an
+        `apply`. Unknown keys are an error, so a misspelt key is not silently dropped."""
+        unknown = set(info) - {"nodeSelector", "tolerations", "resources"}
+        if unknown:
+            raise ValueError(f"not a scheduling info: unknown keys {sorted(unknown)}")
+        resources = info.get("resources") or {}
+        limits = {key: int(value) for key, value in (resources.get("limits") or {}).items()}
+        return cls(
+            dict(info.get("nodeSelector") or {}),
+            tuple(dict(t) for t in info.get("tolerations") or ()),
+            limits,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """Pod-spec keys: `nodeSelector`, `tolerations`, `resources.limits`."""
         info: dict[str, Any] = {

@@ -9,12 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from nodepools.documentation import documented
 from nodepools.governance.platform_objects import render_platforms
 from nodepools.outputs import known_output
 from nodepools.specs.base import parse_spec
 from nodepools.specs.platforms import PoolPlatformsArgs
 
 
+@documented(PoolPlatformsArgs)
 class PoolPlatforms(pulumi.ComponentResource):
     """Platforms of one pool: pod templates, default requests, admission checks and access.
 

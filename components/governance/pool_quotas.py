@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from nodepools.documentation import documented
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.manifests import validate_rendered
 from nodepools.outputs import known_output
@@ -19,6 +20,7 @@ from nodepools.specs.base import parse_spec
 from nodepools.specs.quotas import PoolQuotasArgs
 
 
+@documented(PoolQuotasArgs)
 class PoolQuotas(pulumi.ComponentResource):
     """Departments -> projects -> per-pool quotas with over-quota borrowing and reclaim.
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.specs.base import parse_spec
 from nodepools.specs.pools import GpuSpotPoolArgs, ResolvedPool, resolve_gpu_spot_pool
 
 
+@documented(GpuSpotPoolArgs)
 class GpuSpotPool(PoolComponent):
     """Spot accelerator capacity that scales from zero and keeps other pods off.
 

@@ -7,6 +7,7 @@ from typing import Any
 import pulumi
 from nodepools.backends import backend_for
 from nodepools.backends.karpenter import manifest_issues, render_manifests
+from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.scheduling import SchedulingInfo
@@ -52,6 +53,7 @@ def karpenter_scheduling(pool: ResolvedKarpenterPool) -> SchedulingInfo:
     )
 
 
+@documented(KarpenterNodePoolArgs)
 class KarpenterNodePool(PoolComponent):
     """Karpenter capacity: a `karpenter.sh/v1` NodePool and, unless `node_class_name` names an
     existing one, a `karpenter.k8s.aws/v1` EC2NodeClass (children `<name>-node-class`,

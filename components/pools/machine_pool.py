@@ -5,11 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.specs.base import parse_spec
 from nodepools.specs.pools import MachinePoolArgs, ResolvedPool, resolve_pool
 
 
+@documented(MachinePoolArgs)
 class MachinePool(PoolComponent):
     """A node pool with labels, taints, fixed or autoscaled size, spot and boot volume.
 

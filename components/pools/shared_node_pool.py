@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.base import parse_spec
@@ -17,6 +18,7 @@ from nodepools.specs.shared import (
 )
 
 
+@documented(SharedNodePoolArgs)
 class SharedNodePool(PoolComponent):
     """A node pool shared by recipes (OKE first; EKS through the same backends).
 

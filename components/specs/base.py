@@ -17,10 +17,26 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 
+# pydantic's model metaclass, public in all but name (pinned in constraints.txt).
+from pydantic._internal._model_construction import ModelMetaclass
+
 T = TypeVar("T", bound="SpecModel")
 
 
-class SpecModel(BaseModel):
+class _RaisesSpecError(ModelMetaclass):
+    """One exception type for invalid arguments whatever their form: a model built by hand
+    (`MachinePoolArgs(...)`) raises the same SpecError, every problem with its path, as the
+    dict form does. On the metaclass's `__call__` rather than `__init__`: pydantic calls a
+    custom `__init__` for nested models too, where a SpecError would hide the paths."""
+
+    def __call__(cls, *args: Any, **data: Any) -> Any:
+        try:
+            return super().__call__(*args, **data)
+        except ValidationError as exc:
+            raise SpecError(cls.__name__, issues_from_validation_error(exc, "", data)) from None
+
+
+class SpecModel(BaseModel, metaclass=_RaisesSpecError):
     """Strict, frozen pydantic model: unknown fields are errors, values never mutate."""
 
     model_config = ConfigDict(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.specs.base import parse_spec
 from nodepools.specs.recipe import RecipeArgs, resolve_recipe
@@ -16,6 +17,7 @@ from nodepools.workloads.recipe_manifests import (
 )
 
 
+@documented(RecipeArgs)
 class Recipe(pulumi.ComponentResource):
     """A Deployment (and a Service when `port` is set) placed onto one of its `pools`.
 

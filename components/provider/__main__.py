@@ -1,0 +1,3 @@
+from nodepools.provider.host import main
+
+main()

@@ -1,0 +1,156 @@
+"""`docs/reference.md`: every component's args and outputs, generated from the specs.
+
+    python -m nodepools.provider.reference            # rewrite docs/reference.md
+    python -m nodepools.provider.reference --check    # exit 1 when it is stale
+
+Each field: its name, type, default, constraints (from the spec's annotations) and its
+description; nested models get their own tables. The same walk feeds the package schema
+(`schema_types`), so the reference, the Python API and the other languages agree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import typing
+from pathlib import Path
+from typing import Any
+
+import annotated_types
+from nodepools.specs.field_docs import default_text, type_label
+from pydantic import BaseModel
+
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference.md"
+
+_CONSTRAINTS = {
+    annotated_types.Ge: ">= {0.ge}",
+    annotated_types.Gt: "> {0.gt}",
+    annotated_types.Le: "<= {0.le}",
+    annotated_types.Lt: "< {0.lt}",
+    annotated_types.MinLen: "at least {0.min_length} long",
+    annotated_types.MaxLen: "at most {0.max_length} long",
+}
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    found: list[type[BaseModel]] = []
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        found.append(annotation)
+    for arg in typing.get_args(annotation):
+        found.extend(_models_in(arg))
+    return found
+
+
+def _constraints(info: Any) -> str:
+    parts = []
+    for item in info.metadata:
+        template = _CONSTRAINTS.get(type(item))
+        if template:
+            parts.append(template.format(item))
+    return ", ".join(parts)
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _model_table(model: type[BaseModel]) -> list[str]:
+    lines = [
+        "| field | type | default | constraints | description |",
+        "|---|---|---|---|---|",
+    ]
+    for name, info in model.model_fields.items():
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    f"`{info.alias or name}`",
+                    _cell(f"`{type_label(info.annotation)}`"),
+                    _cell(default_text(info)),
+                    _cell(_constraints(info)),
+                    _cell(info.description or ""),
+                ]
+            )
+            + " |"
+        )
+    return lines
+
+
+def render() -> str:
+    from nodepools.fleet.deploy import SECTIONS
+    from nodepools.provider.host import _outputs
+
+    lines = [
+        "# Reference",
+        "",
+        "Generated from the specs by `python -m nodepools.provider.reference`; do not edit.",
+        "Field names are the Python (and stack config) spelling; the other languages of the",
+        "package (`provider/`) take them in camelCase. A dict with the same keys is accepted",
+        "wherever an args model is.",
+        "",
+    ]
+    nested: dict[str, type[BaseModel]] = {}
+    kinds = sorted(
+        (kind.load() for section in SECTIONS.values() for kind in section.values()),
+        key=lambda pair: pair[0].__name__,
+    )
+    for component, args_model in kinds:
+        lines += [f"## {component.__name__}", ""]
+        doc = (component.__doc__ or "").strip().split("\n\n")[0]
+        lines += [" ".join(doc.split()), ""]
+        lines += [
+            f"Type token `nodepools:index:{component.__name__}`; args `{args_model.__name__}`.",
+            "",
+        ]
+        lines += _model_table(args_model)
+        lines += ["", "Outputs:", ""]
+        for name, annotation in _outputs(component).items():
+            (inner,) = typing.get_args(annotation)
+            lines.append(f"- `{name}`: `{type_label(inner, 'any')}`")
+        lines.append("")
+        for info in args_model.model_fields.values():
+            for model in _models_in(info.annotation):
+                nested.setdefault(model.__name__, model)
+    done: set[str] = set()
+    queue = sorted(nested)
+    lines += ["## Types used by the args", ""]
+    while queue:
+        name = queue.pop(0)
+        if name in done:
+            continue
+        done.add(name)
+        model = nested[name]
+        lines += [f"### {name}", ""]
+        doc = (model.__doc__ or "").strip().split("\n\n")[0]
+        if doc:
+            lines += [" ".join(doc.split()), ""]
+        lines += _model_table(model)
+        lines.append("")
+        for info in model.model_fields.values():
+            for inner in _models_in(info.annotation):
+                if inner.__name__ not in done:
+                    nested.setdefault(inner.__name__, inner)
+                    queue.append(inner.__name__)
+        queue.sort()
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m nodepools.provider.reference")
+    parser.add_argument("--check", action="store_true", help="exit 1 when the file is stale")
+    parser.add_argument("--path", type=Path, default=DEFAULT_PATH)
+    options = parser.parse_args(argv)
+    text = render()
+    if options.check:
+        current = options.path.read_text() if options.path.exists() else ""
+        if current != text:
+            print(f"{options.path} is stale: run python -m nodepools.provider.reference")
+            return 1
+        return 0
+    options.path.parent.mkdir(parents=True, exist_ok=True)
+    options.path.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
