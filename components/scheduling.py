@@ -91,9 +91,10 @@ class SchedulingInfo:
 
         The node selector is merged (a conflicting value is an error, not silently
         overwritten), tolerations are appended unless already present, and the
-        accelerator limits are set on one container: `container`, or the first one by
-        default. (Every container asking for them would multiply the pod's request: a
-        sidecar beside the main container would double it and the pod never schedules.)
+        accelerator limits are set on one container, named by `container`; it may be left
+        out only when the pod has a single container. (Every container asking for them would
+        multiply the pod's request, and in real pods the first container is often a
+        sidecar, so with several containers and no name this is an error listing them.)
         A container that already sets a limit for the resource keeps its own value.
         """
         spec = copy.deepcopy(dict(pod_spec))
@@ -111,15 +112,7 @@ class SchedulingInfo:
                 tolerations.append(dict(toleration))
         spec["tolerations"] = tolerations
         if self.limits:
-            containers = spec.get("containers") or []
-            names = [c.get("name") for c in containers]
-            if container is not None and container not in names:
-                raise ValueError(f"pod spec has no container {container!r} (has {names})")
-            target = next(
-                (c for c in containers if container is None or c.get("name") == container), None
-            )
-            if target is None:
-                raise ValueError("pod spec has no container to request the accelerators on")
+            target = _target_container(spec.get("containers") or [], container)
             resources = target.get("resources") or {}
             limits = dict(resources.get("limits") or {})
             requests = resources.get("requests") or {}
@@ -129,3 +122,21 @@ class SchedulingInfo:
                 limits.setdefault(resource, requests.get(resource, count))
             target["resources"] = {**resources, "limits": limits}
         return spec
+
+
+def _target_container(containers: list[dict[str, Any]], name: str | None) -> dict[str, Any]:
+    """The container that requests the accelerators: `name`, or the only container."""
+    names = [c.get("name") for c in containers]
+    if not containers:
+        raise ValueError("pod spec has no container to request the accelerators on")
+    if name is None:
+        if len(containers) > 1:
+            raise ValueError(
+                f"pod spec has {len(containers)} containers ({', '.join(map(repr, names))}); "
+                "name the one that uses the accelerators: merge_into(pod_spec, container=...)"
+            )
+        return containers[0]
+    for candidate in containers:
+        if candidate.get("name") == name:
+            return candidate
+    raise ValueError(f"pod spec has no container {name!r} (has {names})")

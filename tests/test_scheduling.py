@@ -29,17 +29,27 @@ def test_to_dict_and_yaml():
     assert yaml.safe_load(INFO.to_yaml()) == INFO.to_dict()
 
 
-def test_merge_sets_the_accelerator_on_one_container_only():
-    pod = {"containers": [{"name": "main", "image": "x"}, {"name": "log-shipper", "image": "y"}]}
-    merged = INFO.merge_into(pod)
-    assert merged["containers"][0]["resources"]["limits"] == {"nvidia.com/gpu": 8}
-    assert "resources" not in merged["containers"][1]
+def test_merge_sets_the_accelerator_on_the_named_container_only():
+    pod = {"containers": [{"name": "log-shipper", "image": "y"}, {"name": "main", "image": "x"}]}
+    merged = INFO.merge_into(pod, container="main")
+    assert "resources" not in merged["containers"][0]
+    assert merged["containers"][1]["resources"]["limits"] == {"nvidia.com/gpu": 8}
     assert pod == {
-        "containers": [{"name": "main", "image": "x"}, {"name": "log-shipper", "image": "y"}]
+        "containers": [{"name": "log-shipper", "image": "y"}, {"name": "main", "image": "x"}]
     }
-    named = INFO.merge_into(pod, container="log-shipper")
-    assert "resources" not in named["containers"][0]
-    assert named["containers"][1]["resources"]["limits"] == {"nvidia.com/gpu": 8}
+    # The only container needs no name.
+    [only] = INFO.merge_into({"containers": [{"name": "main"}]})["containers"]
+    assert only["resources"]["limits"] == {"nvidia.com/gpu": 8}
+
+
+def test_merge_with_several_containers_and_no_name_lists_them():
+    # The first container of a real pod is often a sidecar: never guess.
+    pod = {"containers": [{"name": "istio-proxy"}, {"name": "trainer"}]}
+    with pytest.raises(ValueError) as caught:
+        INFO.merge_into(pod)
+    message = str(caught.value)
+    assert "2 containers ('istio-proxy', 'trainer')" in message
+    assert "container=" in message
 
 
 def test_merge_keeps_existing_tolerations_and_limits():

@@ -25,6 +25,9 @@ that can have happened (``may_have_been_applied``) so the caller can look before
 
 from __future__ import annotations
 
+import base64
+import html
+import json
 import logging
 import random
 import threading
@@ -32,7 +35,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 import httpx
 
@@ -516,10 +519,31 @@ def _retry_after_seconds(value: str | None) -> float | None:
     return max(seconds, 0.0)
 
 
+def secret_forms(secret: str) -> list[str]:
+    """The ways a server may echo `secret`: as sent in a form or a URL (percent-encoded,
+    either case of hex digits, `+` for spaces), JSON- or HTML-escaped, or base64 (standard
+    or URL-safe, with or without padding). Longest first, so no form is left half-replaced.
+    """
+    percent = {quote(secret, safe=""), quote(secret), quote_plus(secret)}
+    percent |= {_lower_hex(form) for form in percent}
+    raw = secret.encode()
+    encoded = {base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode()}
+    encoded |= {form.rstrip("=") for form in encoded}
+    forms = {secret, *percent, *encoded, json.dumps(secret)[1:-1], html.escape(secret)}
+    return sorted(forms, key=lambda form: (-len(form), form))
+
+
+def _lower_hex(text: str) -> str:
+    parts = text.split("%")
+    return parts[0] + "".join(f"%{part[:2].lower()}{part[2:]}" for part in parts[1:])
+
+
 def _redact(text: str | None, secret: str | None) -> str | None:
     if text is None or not secret:
         return text
-    return text.replace(secret, "<redacted>")
+    for form in secret_forms(secret):
+        text = text.replace(form, "<redacted>")
+    return text
 
 
 def _segment(value: str) -> str:

@@ -59,7 +59,12 @@ class CapturedResource:
 
 @dataclass
 class Capture:
-    """Everything a program registered, in registration order."""
+    """Everything a program registered.
+
+    `resources` is in tree order: each parent before its children, siblings sorted by
+    (type, name). Not the order the engine received them: the SDK registers from worker
+    threads, so that order changes between runs, and tests that index into it would flake.
+    """
 
     project: str
     stack: str
@@ -280,11 +285,29 @@ def run(
     except BaseException as exc:
         raise ProgramError(exc, capture) from exc
     finally:
+        capture.resources[:] = tree_order(capture.resources)
         loop.close()
         monitor.close_thread_loops()
         asyncio.set_event_loop(previous_loop)
         settings.set_root_resource(None)
     return capture
+
+
+def tree_order(resources: list[CapturedResource]) -> list[CapturedResource]:
+    """Parents before children, siblings by (type, name): the same for every run."""
+    by_urn = {resource.urn: resource for resource in resources}
+
+    def lineage(resource: CapturedResource) -> tuple[tuple[str, str], ...]:
+        chain = [(resource.type, resource.name)]
+        seen = {resource.urn}
+        parent = by_urn.get(resource.parent or "")
+        while parent is not None and parent.urn not in seen:
+            seen.add(parent.urn)
+            chain.append((parent.type, parent.name))
+            parent = by_urn.get(parent.parent or "")
+        return tuple(reversed(chain))
+
+    return sorted(resources, key=lineage)
 
 
 # Large enough that the oldest generation is never collected automatically.

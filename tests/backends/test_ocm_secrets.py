@@ -7,10 +7,16 @@ import json
 import logging
 import pickle
 from typing import Any
+from urllib.parse import quote
 
 import dill
 import pytest
-from nodepools.backends.ocm_client import OcmApiError, OcmAuthenticationError, OcmClient
+from nodepools.backends.ocm_client import (
+    OcmApiError,
+    OcmAuthenticationError,
+    OcmClient,
+    secret_forms,
+)
 from nodepools.backends.rosa import OcmMachinePoolProvider
 from pulumi.dynamic.dynamic import serialize_provider
 
@@ -175,3 +181,40 @@ def test_the_client_shows_and_pickles_no_credential(client: OcmClient, fake_ocm)
     for dump in (pickle.dumps, dill.dumps):
         with pytest.raises(TypeError, match="cannot be pickled"):
             dump(client)
+
+
+@pytest.mark.parametrize(
+    "echo",
+    [
+        pytest.param(lambda raw, token: raw.decode(), id="form-encoded request body"),
+        pytest.param(lambda raw, token: quote(token, safe="").lower(), id="lower-case percent"),
+        pytest.param(lambda raw, token: json.dumps({"t": token}), id="json-escaped"),
+        pytest.param(lambda raw, token: base64.b64encode(token.encode()).decode(), id="base64"),
+        pytest.param(
+            lambda raw, token: base64.urlsafe_b64encode(token.encode()).decode().rstrip("="),
+            id="base64url",
+        ),
+    ],
+)
+def test_an_echoed_token_is_redacted_in_its_encoded_forms(client_options, echo) -> None:
+    token = 'offline/n0pe+tok=en&x y"<z>'
+
+    class Echoing(FakeOcm):
+        def _token(self, method: str, raw: bytes):
+            status, headers, body = super()._token(method, raw)
+            if status == 400:
+                body["error_description"] = f"Invalid refresh token {echo(raw, token)}"
+            return status, headers, body
+
+    with Echoing(offline_token=OFFLINE_TOKEN) as fake:
+        fake.add_cluster(SINGLE_AZ)
+        with (
+            OcmClient(fake.api_url, fake.sso_url, lambda: token, **client_options) as c,
+            pytest.raises(OcmAuthenticationError) as caught,
+        ):
+            c.list_machine_pools(SINGLE_AZ)
+    message = str(caught.value)
+    assert "Invalid refresh token" in message and "<redacted>" in message
+    for form in secret_forms(token):
+        assert form not in message, form
+    assert "n0pe" not in message

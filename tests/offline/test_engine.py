@@ -85,3 +85,22 @@ def test_runs_a_program_file_and_is_repeatable(tmp_path: Path):
 def test_encrypted_config_is_refused():
     with pytest.raises(ValueError, match="encrypted secret"):
         run(lambda: None, config={"nodepools:token": {"secure": "AAAB..."}})
+
+
+def test_resources_come_in_tree_order_whatever_order_the_engine_got_them():
+    def program():
+        for name in ("z", "m", "a"):
+            Widget(name)
+        pulumi.CustomResource("test:index:Alone", "alone", {})
+
+    expected = [
+        ("test:index:Alone", "alone"),
+        ("test:index:Widget", "a"),
+        ("test:index:Bucket", "a-bucket"),
+        ("test:index:Widget", "m"),
+        ("test:index:Bucket", "m-bucket"),
+        ("test:index:Widget", "z"),
+        ("test:index:Bucket", "z-bucket"),
+    ]
+    for _ in range(3):
+        assert [(r.type, r.name) for r in run(program).resources] == expected
