@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter
+
 import pulumi
 import pulumi_aws as aws
 from nodepools.backends import BuiltPool
@@ -52,6 +55,32 @@ def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
     if pool.accelerator is not None:
         tags[f"{CA_TEMPLATE}/resources/{pool.accelerator.resource}"] = str(pool.accelerator.count)
     return dict(sorted(tags.items()))
+
+
+def asg_tag_names(name: str, tags: dict[str, str]) -> dict[str, str]:
+    """Child names of the tag resources: `<pool>-asg-tag-label-team`, no `/` in them.
+
+    A key that would read the same as another's after the slashes go (`a/b` and `a-b`) gets
+    a short digest of itself, so every name stays unique and stable.
+    """
+    readable = {key: f"{name}-asg-tag-{_tag_suffix(key).replace('/', '-')}" for key in tags}
+    taken = Counter(readable.values())
+    return {
+        key: child if taken[child] == 1 else f"{child}-{_digest(key)}"
+        for key, child in readable.items()
+    }
+
+
+def _tag_suffix(key: str) -> str:
+    return key.removeprefix(CA_TEMPLATE + "/")
+
+
+def _legacy_asg_tag_name(name: str, key: str) -> str:
+    return f"{name}-asg-tag-{_tag_suffix(key)}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
 def first_asg_name(resources) -> str | None:
@@ -116,13 +145,19 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     )
     if pool.autoscaled:
         asg_name = node_group.resources.apply(first_asg_name)
-        for key, value in autoscaler_node_template_tags(pool).items():
+        tags = autoscaler_node_template_tags(pool)
+        for key, child_name in asg_tag_names(name, tags).items():
             aws.autoscaling.Tag(
-                f"{name}-asg-tag-{key.removeprefix(CA_TEMPLATE + '/')}",
+                child_name,
                 aws.autoscaling.TagArgs(
                     autoscaling_group_name=asg_name,
-                    tag=aws.autoscaling.TagTagArgs(key=key, value=value, propagate_at_launch=False),
+                    tag=aws.autoscaling.TagTagArgs(
+                        key=key, value=tags[key], propagate_at_launch=False
+                    ),
                 ),
-                opts=pulumi.ResourceOptions(parent=parent),
+                # Named `<pool>-asg-tag-label/<key>` before names lost their slashes.
+                opts=pulumi.ResourceOptions(
+                    parent=parent, aliases=[pulumi.Alias(name=_legacy_asg_tag_name(name, key))]
+                ),
             )
     return BuiltPool(pool_id=node_group.id, resource=node_group)
