@@ -202,8 +202,55 @@ def test_two_pools_of_one_name_on_one_cluster_are_refused():
         )
     )
     assert found == {
-        "nodepools:pools[1].name": "pool name 'cpu' is already used on the same cluster by nodepools:pools[0]"
+        "nodepools:pools[1].name": "pool name 'cpu' is already used on the same cluster "
+        "(eks ml-platform) by nodepools:pools[0]"
     }
+
+
+def test_two_cluster_entries_for_one_real_cluster_cannot_both_have_pool_a():
+    # Two entries naming the same EKS cluster would make two node groups labelled `a`.
+    config = fleet(
+        {
+            "component": "MachinePool",
+            "name": "a",
+            "cluster": "one",
+            "instance_type": "m5.large",
+            "replicas": 1,
+        },
+        {
+            "component": "MachinePool",
+            "name": "b",
+            "cluster": "two",
+            "instance_type": "m5.large",
+            "replicas": 1,
+            "pool_name": "a",
+        },
+        clusters={"one": EKS, "two": {**EKS, "subnet_ids": ["subnet-c"]}},
+    )
+    assert problems(config) == {
+        "nodepools:pools[1].pool_name": "pool name 'a' is already used on the same cluster "
+        "(eks ml-platform) by nodepools:pools[0]"
+    }
+    # The same for ROSA and OKE clusters, known by id.
+    for cluster in (OKE, {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291"}):
+        shape = "VM.Standard.E4.Flex" if cluster["kind"] == "oke" else "m5.xlarge"
+        flex = {"ocpus": 2, "memory_gb": 16} if cluster["kind"] == "oke" else {}
+        config = fleet(
+            *(
+                {
+                    "component": "MachinePool",
+                    "name": name,
+                    "cluster": name,
+                    "instance_type": shape,
+                    "replicas": 3,
+                    "pool_name": "a",
+                    **flex,
+                }
+                for name in ("one", "two")
+            ),
+            clusters={"one": cluster, "two": dict(cluster)},
+        )
+        assert list(problems(config)) == ["nodepools:pools[1].pool_name"]
 
 
 def test_a_governance_entry_is_checked_whole_before_anything_is_built():

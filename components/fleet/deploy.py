@@ -238,19 +238,34 @@ def _validate_entry(
         # Two entries may not make two pools of one name where the cloud needs it unique.
         pool_name = getattr(resolved, "pool_name", None)
         if pool_name is not None:
-            where = (str(raw.get("cluster", "kubernetes")), pool_name)
+            cluster = cluster_identity(getattr(resolved, "cluster", None), raw.get("cluster"))
+            where = (cluster, pool_name)
             if where in ctx.pool_names:
                 field = "pool_name" if getattr(model, "pool_name", None) else "name"
                 issues.append(
                     Issue(
                         f"{path}.{field}",
-                        f"pool name {pool_name!r} is already used on the same cluster by "
-                        f"{ctx.pool_names[where]}",
+                        f"pool name {pool_name!r} is already used on the same cluster "
+                        f"({cluster}) by {ctx.pool_names[where]}",
                     )
                 )
                 return None
             ctx.pool_names[where] = path
     return FleetEntry(section, component, name, model, path)
+
+
+def cluster_identity(cluster: Any, reference: Any) -> str:
+    """The real cluster a pool lands on: two config entries may name the same one.
+
+    EKS clusters are known by name, ROSA and OKE clusters by id. A value that is only
+    known at deploy time (an Output) falls back to the config entry's name.
+    """
+    kind = getattr(cluster, "kind", None)
+    key = {"eks": "cluster_name", "rosa": "cluster_id", "oke": "cluster_id"}.get(str(kind))
+    value = getattr(cluster, key, None) if key else None
+    if isinstance(value, str):
+        return f"{kind} {value}"
+    return f"entry {reference}" if isinstance(reference, str) else "kubernetes"
 
 
 def _entry_issue(path: str, issue: Issue, model: Any) -> Issue:
