@@ -283,13 +283,23 @@ def run(
         with _no_full_collections():
             loop.run_until_complete(run_in_stack(func))
     except BaseException as exc:
+        failed = True
         raise ProgramError(exc, capture) from exc
+    else:
+        failed = False
     finally:
         capture.resources[:] = tree_order(capture.resources)
         loop.close()
         monitor.close_thread_loops()
         asyncio.set_event_loop(previous_loop)
         settings.set_root_resource(None)
+        if failed:
+            # A failed program leaves futures whose errors were never retrieved; collected
+            # later, from whatever thread the next run's collection happens in, several
+            # threads format their tracebacks at once, which corrupts CPython 3.11's
+            # (thread-unsafe) AST recursion counter: "SystemError: AST constructor recursion
+            # depth mismatch" in some later, unrelated compile. Collect them here, now.
+            gc.collect()
     return capture
 
 

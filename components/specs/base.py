@@ -250,14 +250,18 @@ def _load_union_tags() -> None:
 
 def parse_spec(model: type[T], data: Any, subject: str, prefix: str = "") -> T:
     """Validate `data` into `model`, raising one SpecError that lists every problem."""
+    from nodepools.specs.resolved import check_when_resolved
+
     if isinstance(data, model):
-        return data
+        return check_when_resolved(data, subject, prefix)
     if isinstance(data, BaseModel):
         data = data.model_dump(exclude_unset=True)
     try:
-        return model.model_validate(data)
+        spec = model.model_validate(data)
     except ValidationError as exc:
         raise SpecError(subject, issues_from_validation_error(exc, prefix, data)) from None
+    # Outputs can't be checked now: each is checked when it resolves.
+    return check_when_resolved(spec, subject, prefix)
 
 
 def is_output(value: Any) -> bool:
@@ -275,4 +279,5 @@ def wired(plain_type: Any) -> Any:
             return value
         return adapter.validate_python(value)
 
+    check.wired = True  # type: ignore[attr-defined]  # see nodepools.specs.resolved
     return Annotated[Any, BeforeValidator(check)]

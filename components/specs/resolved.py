@@ -1,0 +1,99 @@
+"""Fields that take an Output are checked again when the Output resolves.
+
+A `wired` field can't be checked at construction when it holds an Output. Each such Output
+is replaced by `output.apply(check)`, where `check` validates the resolved value exactly as
+a plain value would have been (the field's type and validators, and the model's own rules)
+and raises our SpecError with the field's path. The program then fails when the engine
+resolves the value (at `up`, or in a preview whose inputs are known), not with the
+provider's error later. Unknown values (preview), and None, are never checked. Pure: Outputs are
+recognised and used by duck typing, pulumi is never imported here.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, TypeVar
+
+from nodepools.specs.base import SpecError, format_path, is_output, issues_from_validation_error
+from pydantic import BaseModel, ValidationError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def check_when_resolved(model: M, subject: str, prefix: str = "") -> M:
+    """`model` with every Output in its wired fields checked when it resolves."""
+    updates: dict[str, Any] = {}
+    for name, info in type(model).model_fields.items():
+        value = getattr(model, name)
+        path = format_path([name], prefix)
+        if is_wired(info):
+            new = _wrap(value, partial(_check, model, name, subject, prefix), ())
+        else:
+            new = _descend(value, subject, path)
+        if new is not value:
+            updates[name] = new
+    return model.model_copy(update=updates) if updates else model
+
+
+def is_wired(info: Any) -> bool:
+    return any(getattr(getattr(m, "func", None), "wired", False) for m in info.metadata)
+
+
+def _descend(value: Any, subject: str, path: str) -> Any:
+    """Nested models (alone, in lists or in dicts) get their wired fields checked too."""
+    if isinstance(value, BaseModel):
+        return check_when_resolved(value, subject, path)
+    if isinstance(value, list | tuple):
+        items = [_descend(item, subject, format_path([i], path)) for i, item in enumerate(value)]
+        changed = any(new is not old for new, old in zip(items, value, strict=True))
+        return type(value)(items) if changed else value
+    if isinstance(value, dict):
+        entries = {k: _descend(v, subject, format_path([k], path)) for k, v in value.items()}
+        return entries if any(entries[k] is not value[k] for k in value) else value
+    return value
+
+
+def _wrap(value: Any, check: Any, loc: tuple[Any, ...]) -> Any:
+    if is_output(value):
+        return value.apply(partial(check, loc))
+    if isinstance(value, list | tuple):
+        items = [_wrap(item, check, (*loc, i)) for i, item in enumerate(value)]
+        changed = any(new is not old for new, old in zip(items, value, strict=True))
+        return type(value)(items) if changed else value
+    if isinstance(value, dict):
+        entries = {k: _wrap(v, check, (*loc, k)) for k, v in value.items()}
+        return entries if any(entries[k] is not value[k] for k in value) else value
+    return value
+
+
+def _check(model: BaseModel, name: str, subject: str, prefix: str, loc: tuple, resolved: Any):
+    """Validate the model again with the resolved value in place; the resolved value, or
+    SpecError naming the field's path. None is let through: it is what a provider output
+    resolves to under a user's mocks when they don't model it, and never a real value of a
+    required field at deploy time (the provider would refuse it anyway)."""
+    if resolved is None:
+        return resolved
+    field_value = _replace(getattr(model, name), loc, resolved)
+    data = {field: getattr(model, field) for field in type(model).model_fields}
+    data[name] = field_value
+    try:
+        type(model).model_validate(data)
+    except ValidationError as exc:
+        issues = issues_from_validation_error(exc, prefix, data)
+        mine = format_path([name], prefix)
+        ours = [issue for issue in issues if issue.path.startswith(mine)] or issues
+        raise SpecError(f"{subject} (a value known only at deploy time)", ours) from None
+    except SpecError as exc:
+        raise SpecError(f"{subject} (a value known only at deploy time)", exc.issues) from None
+    return resolved
+
+
+def _replace(value: Any, loc: tuple[Any, ...], new: Any) -> Any:
+    if not loc:
+        return new
+    head, *rest = loc
+    if isinstance(value, list | tuple):
+        items = list(value)
+        items[head] = _replace(items[head], tuple(rest), new)
+        return items
+    return {**value, head: _replace(value[head], tuple(rest), new)}
