@@ -25,19 +25,31 @@ that can have happened (``may_have_been_applied``) so the caller can look before
 
 from __future__ import annotations
 
-import base64
-import html
-import json
 import logging
 import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote
 
 import httpx
+from nodepools.backends.http_retry import (
+    CONNECT_TIMEOUT_S,
+    READ_TIMEOUT_S,
+    RETRIED_STATUSES,
+    RETRY_AFTER_CAP_S,
+    RETRY_BACKOFF_BASE_S,
+    RETRY_BACKOFF_CAP_S,
+    RETRY_MAX_ATTEMPTS,
+    Answer,
+    NoAnswer,
+    Redacted,
+    RetryPolicy,
+    redact,
+    secret_forms,
+    send_with_retries,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -45,22 +57,26 @@ DEFAULT_API_URL = "https://api.openshift.com"
 DEFAULT_SSO_URL = "https://sso.redhat.com/auth/realms/redhat-external/protocol/openid-connect/token"
 SSO_CLIENT_ID = "cloud-services"
 
-RETRY_MAX_ATTEMPTS = 5
-"""Attempts per request, the first one included."""
-RETRY_BACKOFF_BASE_S = 0.5
-"""Backoff ceiling after the first failed attempt; it doubles after each further one."""
-RETRY_BACKOFF_CAP_S = 20.0
-"""Upper bound of the backoff ceiling."""
-RETRY_AFTER_CAP_S = 60.0
-"""Longest ``Retry-After`` honoured; a server asking for more gets this much."""
-CONNECT_TIMEOUT_S = 10.0
-READ_TIMEOUT_S = 60.0
 TOKEN_REFRESH_MARGIN_S = 60.0
 """An access token is replaced this long before it expires (at most half its lifetime)."""
 LIST_PAGE_SIZE = 100
 _MAX_LIST_PAGES = 1000
 
-RETRIED_STATUSES = frozenset({429}) | frozenset(range(500, 600))
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "READ_TIMEOUT_S",
+    "RETRIED_STATUSES",
+    "RETRY_AFTER_CAP_S",
+    "RETRY_BACKOFF_BASE_S",
+    "RETRY_BACKOFF_CAP_S",
+    "RETRY_MAX_ATTEMPTS",
+    "OcmApiError",
+    "OcmAuthenticationError",
+    "OcmClient",
+    "OcmConnectionError",
+    "OcmError",
+    "secret_forms",
+]
 
 _MACHINE_POOLS = "/api/clusters_mgmt/v1/clusters/{cluster}/machine_pools"
 _CREDENTIAL_HINT = (
@@ -123,37 +139,6 @@ class OcmApiError(OcmError):
         super().__init__(message, may_have_been_applied=may_have_been_applied)
 
 
-class _Redacted:
-    """Holds a credential; prints as ``<redacted>`` and refuses to be pickled or copied."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "<redacted>"
-
-    __str__ = __repr__
-
-    def __reduce_ex__(self, protocol: object) -> Any:
-        raise TypeError("a credential cannot be pickled")
-
-
-@dataclass
-class _Answer:
-    """An HTTP answer, decoded, with how many attempts it took to get it."""
-
-    status_code: int
-    headers: httpx.Headers
-    body: Any
-    attempts: int
-    may_have_been_applied: bool
-
-
 class OcmClient:
     """Synchronous OCM client for one API and one SSO.
 
@@ -180,8 +165,9 @@ class OcmClient:
         clock: Callable[[], float] = time.monotonic,
         trust_env: bool = True,
     ) -> None:
-        if max_attempts < 1:
-            raise ValueError(f"`max_attempts` {max_attempts} must be at least 1")
+        self._policy = RetryPolicy(
+            max_attempts, backoff_base, backoff_cap, retry_after_cap, sleep, random
+        )
         if page_size < 1:
             raise ValueError(f"`page_size` {page_size} must be at least 1")
         self.api_url = api_url.rstrip("/")
@@ -192,11 +178,9 @@ class OcmClient:
         self.retry_after_cap = retry_after_cap
         self.page_size = page_size
         self._token_source = token_source
-        self._sleep = sleep
-        self._random = random
         self._clock = clock
         self._token_lock = threading.Lock()
-        self._access_token: _Redacted | None = None
+        self._access_token: Redacted | None = None
         self._access_token_renew_at = 0.0
         # Credentials go on each request, never on the httpx client, so that the client
         # object itself holds nothing worth hiding.
@@ -324,7 +308,7 @@ class OcmClient:
             )
         lifetime = float(expires_in) if isinstance(expires_in, int | float) else 300.0
         margin = min(TOKEN_REFRESH_MARGIN_S, lifetime / 2)
-        self._access_token = _Redacted(access_token)
+        self._access_token = Redacted(access_token)
         self._access_token_renew_at = self._clock() + lifetime - margin
         logger.debug("OCM access token obtained; valid for %.0fs", lifetime)
 
@@ -337,7 +321,7 @@ class OcmClient:
         *,
         params: dict[str, Any] | None = None,
         json: Any = None,
-    ) -> _Answer:
+    ) -> Answer:
         """One API call: retries, one re-authentication on 401, errors turned into OcmErrors."""
         url = self.api_url + path
         answer = self._send_with_retries(method, url, path, params=params, json=json, auth=True)
@@ -352,7 +336,7 @@ class OcmClient:
         return answer
 
     def _authentication_error(
-        self, method: str, path: str, answer: _Answer
+        self, method: str, path: str, answer: Answer
     ) -> OcmAuthenticationError:
         details = _error_fields(answer.body)
         quoted = _quote_error(answer.status_code, details)
@@ -382,86 +366,29 @@ class OcmClient:
         json: Any = None,
         data: dict[str, str] | None = None,
         auth: bool = False,
-    ) -> _Answer:
-        """Send until an answer that is not retried, or until the attempts run out.
-
-        Returns the last answer (whatever its status) when attempts run out on retried
-        statuses; raises OcmConnectionError when they run out without any HTTP answer.
-        """
-        may_have_been_applied = False
-        last_problem = ""
-        for attempt in range(1, self.max_attempts + 1):
-            headers = {"Authorization": f"Bearer {self._bearer()}"} if auth else None
-            try:
-                response = self._http.request(
-                    method, url, params=params, json=json, data=data, headers=headers
-                )
-            except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
-                # Only a failure to connect proves the request never reached the server.
-                if not isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
-                    may_have_been_applied = True
-                last_problem = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                logger.debug(
-                    "OCM %s %s: %s (attempt %d of %d)",
-                    method,
-                    label,
-                    type(exc).__name__,
-                    attempt,
-                    self.max_attempts,
-                )
-                if attempt < self.max_attempts:
-                    self._pause(method, label, attempt, type(exc).__name__, None)
-                continue
-            if response.status_code >= 500:
-                may_have_been_applied = True
-            answer = _Answer(
-                response.status_code,
-                response.headers,
-                _json_or_text(response),
-                attempt,
-                may_have_been_applied,
-            )
-            logger.debug(
-                "OCM %s %s -> %d (attempt %d of %d)",
+    ) -> Answer:
+        """`http_retry.send_with_retries`, with the bearer token when `auth`; no answer at
+        all is an OcmConnectionError."""
+        try:
+            return send_with_retries(
+                self._http,
+                self._policy,
+                "OCM",
                 method,
+                url,
                 label,
-                response.status_code,
-                attempt,
-                self.max_attempts,
+                params=params,
+                json=json,
+                data=data,
+                headers=(lambda: {"Authorization": f"Bearer {self._bearer()}"}) if auth else None,
             )
-            if response.status_code not in RETRIED_STATUSES:
-                return answer
-            if attempt == self.max_attempts:
-                return answer
-            retry_after = _retry_after_seconds(response.headers.get("Retry-After"))
-            self._pause(method, label, attempt, f"HTTP {response.status_code}", retry_after)
-        raise OcmConnectionError(
-            f"OCM {method} {label} got no answer after {self.max_attempts} attempts "
-            f"(last: {last_problem}); check that {_origin(url)} is reachable from here.",
-            may_have_been_applied=may_have_been_applied,
-        )
-
-    def _pause(
-        self, method: str, label: str, attempt: int, problem: str, retry_after: float | None
-    ) -> None:
-        if retry_after is not None:
-            delay = min(retry_after, self.retry_after_cap)
-        else:
-            ceiling = min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1))
-            delay = self._random() * ceiling
-        logger.info(
-            "OCM %s %s: %s; retrying in %.2fs (attempt %d of %d)",
-            method,
-            label,
-            problem,
-            delay,
-            attempt + 1,
-            self.max_attempts,
-        )
-        self._sleep(delay)
+        except NoAnswer as error:
+            raise OcmConnectionError(
+                str(error), may_have_been_applied=error.may_have_been_applied
+            ) from None
 
 
-def _api_error(method: str, path: str, answer: _Answer, secret: str | None) -> OcmApiError:
+def _api_error(method: str, path: str, answer: Answer, secret: str | None) -> OcmApiError:
     details = _error_fields(answer.body)
     return OcmApiError(
         method=method,
@@ -499,51 +426,8 @@ def _quote_error(status_code: int, details: dict[str, str]) -> str:
     return ", ".join(parts)
 
 
-def _json_or_text(response: httpx.Response) -> Any:
-    if not response.content:
-        return None
-    try:
-        return response.json()
-    except ValueError:
-        return response.text
-
-
-def _retry_after_seconds(value: str | None) -> float | None:
-    """Delta-seconds only; an HTTP-date (rare on OCM) falls back to the jittered backoff."""
-    if value is None:
-        return None
-    try:
-        seconds = float(value.strip())
-    except ValueError:
-        return None
-    return max(seconds, 0.0)
-
-
-def secret_forms(secret: str) -> list[str]:
-    """The ways a server may echo `secret`: as sent in a form or a URL (percent-encoded,
-    either case of hex digits, `+` for spaces), JSON- or HTML-escaped, or base64 (standard
-    or URL-safe, with or without padding). Longest first, so no form is left half-replaced.
-    """
-    percent = {quote(secret, safe=""), quote(secret), quote_plus(secret)}
-    percent |= {_lower_hex(form) for form in percent}
-    raw = secret.encode()
-    encoded = {base64.b64encode(raw).decode(), base64.urlsafe_b64encode(raw).decode()}
-    encoded |= {form.rstrip("=") for form in encoded}
-    forms = {secret, *percent, *encoded, json.dumps(secret)[1:-1], html.escape(secret)}
-    return sorted(forms, key=lambda form: (-len(form), form))
-
-
-def _lower_hex(text: str) -> str:
-    parts = text.split("%")
-    return parts[0] + "".join(f"%{part[:2].lower()}{part[2:]}" for part in parts[1:])
-
-
 def _redact(text: str | None, secret: str | None) -> str | None:
-    if text is None or not secret:
-        return text
-    for form in secret_forms(secret):
-        text = text.replace(form, "<redacted>")
-    return text
+    return redact(text, secret)
 
 
 def _segment(value: str) -> str:
@@ -552,8 +436,3 @@ def _segment(value: str) -> str:
 
 def _pool_path(cluster_id: str, pool_id: str) -> str:
     return _MACHINE_POOLS.format(cluster=_segment(cluster_id)) + "/" + _segment(pool_id)
-
-
-def _origin(url: str) -> str:
-    parsed = httpx.URL(url)
-    return f"{parsed.scheme}://{parsed.netloc.decode('ascii')}"

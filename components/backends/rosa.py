@@ -30,17 +30,21 @@ imports), so ``pulumi import`` / ``ResourceOptions(import_=...)`` work with it.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-import pickle
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pulumi
 import pulumi.dynamic
 from nodepools.backends import BuiltPool
+from nodepools.backends.dynamic_support import (
+    has_unknown,
+    is_unknown,
+    pickler_left_as_found,
+    unwrap_secret,
+)
 from nodepools.backends.ocm_client import (
     DEFAULT_API_URL,
     DEFAULT_SSO_URL,
@@ -62,7 +66,6 @@ from nodepools.backends.ocm_machine_pool_body import (
 )
 from nodepools.specs.pools import ResolvedPool
 from nodepools.specs.rosa import TOKEN_ENV_VARS, RosaCluster, url_problem
-from pulumi.runtime import rpc
 from pydantic import SecretStr
 
 logger = logging.getLogger(__name__)
@@ -93,7 +96,7 @@ def input_problems(props: Mapping[str, Any]) -> list[Problem]:
             )
         )
     cluster_id = props.get("cluster_id")
-    if not _is_unknown(cluster_id) and (not isinstance(cluster_id, str) or not cluster_id.strip()):
+    if not is_unknown(cluster_id) and (not isinstance(cluster_id, str) or not cluster_id.strip()):
         problems.append(
             Problem("cluster_id", f"is required (the OCM cluster id), got {cluster_id!r}")
         )
@@ -104,44 +107,24 @@ def input_problems(props: Mapping[str, Any]) -> list[Problem]:
         if problem:
             problems.append(problem)
     multi_az = props.get("multi_az", False)
-    if not _is_unknown(multi_az) and not isinstance(multi_az, bool):
+    if not is_unknown(multi_az) and not isinstance(multi_az, bool):
         problems.append(Problem("multi_az", f"must be true or false, got {multi_az!r}"))
-    token = _unwrap(props.get("token"))
-    if token is not None and not _is_unknown(token) and not isinstance(token, str):
+    token = unwrap_secret(props.get("token"))
+    if token is not None and not is_unknown(token) and not isinstance(token, str):
         problems.append(Problem("token", f"must be a string, got a {type(token).__name__}"))
     body = props.get("body")
-    if not _has_unknown(body) and not _has_unknown(multi_az):
+    if not has_unknown(body) and not has_unknown(multi_az):
         problems.extend(body_problems(body, multi_az=multi_az is True))
     return problems
 
 
 def _url_problem(key: str, value: Any) -> Problem | None:
-    if value is None or _is_unknown(value):
+    if value is None or is_unknown(value):
         return None
     if not isinstance(value, str):
         return Problem(key, f"must be a URL string, got {value!r}")
     problem = url_problem(value)
     return Problem(key, problem) if problem else None
-
-
-def _is_unknown(value: Any) -> bool:
-    return isinstance(value, str) and value == rpc.UNKNOWN
-
-
-def _has_unknown(value: Any) -> bool:
-    if _is_unknown(value):
-        return True
-    if isinstance(value, dict):
-        return any(_has_unknown(item) for item in value.values())
-    if isinstance(value, list):
-        return any(_has_unknown(item) for item in value)
-    return False
-
-
-def _unwrap(value: Any) -> Any:
-    # Dynamic providers get secrets as plain values today; should the engine ever pass the
-    # wrapped form, take the value out rather than mistake the wrapper for a token.
-    return rpc.unwrap_rpc_secret(value) if rpc.is_rpc_secret(value) else value
 
 
 @dataclass(frozen=True)
@@ -159,7 +142,7 @@ class _Target:
 
 
 def _target(props: Mapping[str, Any], cluster_id: str | None = None) -> _Target:
-    token = _unwrap(props.get("token"))
+    token = unwrap_secret(props.get("token"))
     return _Target(
         cluster_id=cluster_id if cluster_id is not None else props["cluster_id"],
         api_url=(props.get("api_url") or DEFAULT_API_URL).rstrip("/"),
@@ -244,7 +227,7 @@ class OcmMachinePoolProvider(pulumi.dynamic.ResourceProvider):
         if problems:
             failures = [pulumi.dynamic.CheckFailure(p.path, p.reason) for p in problems]
             return pulumi.dynamic.CheckResult(news, failures)
-        if _has_unknown(news.get("body")) or _has_unknown(news.get("cluster_id")):
+        if has_unknown(news.get("body")) or has_unknown(news.get("cluster_id")):
             return pulumi.dynamic.CheckResult(news, [])
         checked = _state(_target(news), normalize_body(news["body"]))
         return pulumi.dynamic.CheckResult(checked, [])
@@ -336,11 +319,11 @@ class OcmMachinePoolProvider(pulumi.dynamic.ResourceProvider):
 
 
 def _setting(props: Mapping[str, Any], key: str) -> Any:
-    value = _unwrap(props.get(key))
+    value = unwrap_secret(props.get(key))
     if key == "api_url" and isinstance(value, str):
         return value.rstrip("/") or None
     if key == "multi_az":
-        return value is True if not _is_unknown(value) else value
+        return value is True if not is_unknown(value) else value
     return value or None
 
 
@@ -434,33 +417,13 @@ class OcmMachinePool(pulumi.dynamic.Resource, module="ocm", name="MachinePool"):
             "href": None,
         }
         secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["token"])
-        with _pickler_left_as_found():
+        with pickler_left_as_found():
             super().__init__(
                 provider or OcmMachinePoolProvider(),
                 name,
                 props,
                 pulumi.ResourceOptions.merge(opts, secret_opts),
             )
-
-
-@contextlib.contextmanager
-def _pickler_left_as_found() -> Iterator[None]:
-    """Undo the SDK's patch of the pure-Python pickler once it has serialized our provider.
-
-    To pickle deterministically, `pulumi.dynamic`'s `serialize_provider` replaces
-    `pickle._Pickler._batch_setitems` with a sorting wrapper of whatever is there, and
-    never puts it back: every dynamic resource wraps the wrapper once more, so each
-    serialization gets slower and, after about 500 in one process, raises RecursionError
-    (a stack of 600 ROSA pools could not be planned or deployed). Restored, every
-    serialization wraps the original once and sorts exactly as before.
-    """
-    batch_setitems = pickle._Pickler._batch_setitems  # type: ignore[attr-defined]
-    save_dict = pickle._Pickler.save_dict  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        pickle._Pickler._batch_setitems = batch_setitems  # type: ignore[attr-defined]
-        pickle._Pickler.save_dict = save_dict  # type: ignore[attr-defined]
 
 
 # -- the pool components' backend ----------------------------------------------------------

@@ -111,7 +111,7 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
         "PoolPlatforms": FleetKind(
             "nodepools.governance.pool_platforms",
             "PoolPlatforms",
-            "PoolPlatformsArgs",
+            "PlatformsEntryArgs",
             prepare_platforms,
         ),
     },

@@ -22,6 +22,7 @@ from nodepools.governance.platform_objects import render_platforms
 from nodepools.specs.base import Issue, SpecError, parse_spec
 from nodepools.specs.governed_pool import describe_karpenter, describe_resolved
 from nodepools.specs.karpenter import resolve_karpenter_pool
+from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
 from nodepools.specs.platforms import PoolPlatformsArgs
 from nodepools.specs.pools import resolve_gpu_spot_pool, resolve_pool
 from nodepools.specs.quotas import PoolQuotasArgs
@@ -127,4 +128,12 @@ def prepare_platforms(args: dict[str, Any], ctx: Any, path: str) -> dict[str, An
         if isinstance(found, Issue):
             raise SpecError("fleet", [found])
         args = {**args, "pool": found[0]}
+    if is_osmo_form(args):
+        return _dry_run(OsmoPlatformsArgs, _build_osmo, args, ctx, path)
     return _dry_run(PoolPlatformsArgs, render_platforms, args, ctx, path)
+
+
+def _build_osmo(name: str, spec: OsmoPlatformsArgs) -> Any:
+    from nodepools.governance.pool_platforms import build_platforms
+
+    return build_platforms(name, spec)

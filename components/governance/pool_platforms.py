@@ -1,32 +1,80 @@
-"""PoolPlatforms: OSMO-style platforms (one per machine type) of a pool, as Kubernetes objects.
+"""PoolPlatforms: OSMO platforms (one per machine type) of a pool, applied to OSMO and/or
+compiled into Kubernetes objects.
 
-See `nodepools.governance.platform_objects` for how each OSMO concept maps to what we emit
-(PodTemplates, ValidatingAdmissionPolicies with bindings, Roles with RoleBindings).
+Two forms of args: OSMO's own documents (`PoolPlatforms.from_osmo`, or args whose `pool`
+is an OSMO pool document; see `nodepools.specs.osmo_platforms`), and our own platform
+model (`PoolPlatformsArgs`). OSMO documents become one `OsmoConfig` per `osmo config
+update` (`target: osmo`), Kubernetes objects through the same platform model as our form
+(`target: kubernetes`, see `nodepools.governance.osmo_kubernetes`), or both. See
+`nodepools.governance.platform_objects` for how each concept maps to Kubernetes objects.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
 from nodepools.documentation import documented
-from nodepools.governance.platform_objects import render_platforms
+from nodepools.governance.osmo_documents import OsmoDocument, osmo_documents
+from nodepools.governance.osmo_kubernetes import kubernetes_args
+from nodepools.governance.platform_objects import PlatformsPlan, render_platforms
 from nodepools.outputs import known_output
 from nodepools.specs.base import parse_spec
+from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
 from nodepools.specs.platforms import PoolPlatformsArgs
+
+
+class PlatformsEntryArgs:
+    """Either form of PoolPlatforms args (what a stack's `nodepools:governance` entry holds)."""
+
+    @staticmethod
+    def model_validate(data: Any) -> PoolPlatformsArgs | OsmoPlatformsArgs:
+        model = OsmoPlatformsArgs if is_osmo_form(data) else PoolPlatformsArgs
+        return model.model_validate(data)
+
+
+@dataclass(frozen=True)
+class PlatformsBuild:
+    """What a PoolPlatforms makes: Kubernetes objects (None when not a target) and OSMO
+    documents (empty when OSMO is not a target)."""
+
+    kubernetes: PlatformsPlan | None
+    osmo: list[OsmoDocument] = field(default_factory=list)
+
+
+def parse_platforms(name: str, args: Any) -> PoolPlatformsArgs | OsmoPlatformsArgs:
+    subject = f"PoolPlatforms {name!r}"
+    if is_osmo_form(args):
+        return parse_spec(OsmoPlatformsArgs, args, subject)
+    return parse_spec(PoolPlatformsArgs, args, subject)
+
+
+def build_platforms(name: str, spec: PoolPlatformsArgs | OsmoPlatformsArgs) -> PlatformsBuild:
+    """Everything a PoolPlatforms registers, rendered; raises SpecError first."""
+    if isinstance(spec, PoolPlatformsArgs):
+        return PlatformsBuild(render_platforms(name, spec))
+    kubernetes = None
+    if spec.compiles_to_kubernetes:
+        kubernetes = render_platforms(name, kubernetes_args(spec, f"PoolPlatforms {name!r}"))
+    return PlatformsBuild(kubernetes, osmo_documents(spec) if spec.applies_to_osmo else [])
 
 
 @documented(PoolPlatformsArgs)
 class PoolPlatforms(pulumi.ComponentResource):
-    """Platforms of one pool: pod templates, default requests, admission checks and access.
+    """Platforms of one pool: OSMO configs, or pod templates, admission checks and access.
 
-    Outputs: `platforms` (platform name -> `{pod_template, policy}`: the PodTemplate name
-    in each pool namespace and the ValidatingAdmissionPolicy name, None when the platform
-    validates nothing), `default_platform` (None when unset) and `namespaces`.
-    Children: `{name}-podtemplate-<namespace>-<platform>`, `{name}-policy-<platform>`,
+    Outputs: `platforms` (platform name -> `{pod_template, policy}` of the Kubernetes
+    target: the PodTemplate name in each pool namespace and the ValidatingAdmissionPolicy
+    name, None when the platform validates nothing; {} without that target),
+    `default_platform` (None when unset), `namespaces` ([] without the Kubernetes target)
+    and `osmo_documents` (`[{type, name, document}]`, one per `osmo config update`, in the
+    order they are applied; [] without the OSMO target).
+    Children: `{name}-osmo-<type>-<name>` (`OsmoConfig`, type lowercase) for OSMO;
+    `{name}-podtemplate-<namespace>-<platform>`, `{name}-policy-<platform>`,
     `{name}-policybinding-<platform>`, `{name}-role-<namespace>-<role>`,
     `{name}-rolebinding-<namespace>-<role>` and `{name}-namespace-<namespace>` when
-    `create_namespaces` (Kubernetes forms of the names).
+    `create_namespaces`, for Kubernetes (Kubernetes forms of the names).
     """
 
     TYPE = "nodepools:index:PoolPlatforms"
@@ -34,50 +82,142 @@ class PoolPlatforms(pulumi.ComponentResource):
     platforms: pulumi.Output[dict]
     default_platform: pulumi.Output[str | None]
     namespaces: pulumi.Output[list]
+    osmo_documents: pulumi.Output[list]
 
     @classmethod
-    def preflight(cls, name: str, args: PoolPlatformsArgs | dict[str, Any]):
-        """Everything the constructor checks (templates, CEL, RBAC rendered), registering
-        nothing; the fleet runs it on each entry before building any."""
-        spec = parse_spec(PoolPlatformsArgs, args, f"PoolPlatforms {name!r}")
-        return spec, render_platforms(name, spec)
+    def preflight(cls, name: str, args: Any) -> tuple[Any, PlatformsBuild]:
+        """Everything the constructor checks (templates, references, CEL, RBAC rendered),
+        registering nothing; the fleet runs it on each entry before building any."""
+        spec = parse_platforms(name, args)
+        return spec, build_platforms(name, spec)
 
-    def __init__(
-        self,
+    @classmethod
+    def from_osmo(
+        cls,
         name: str,
-        args: PoolPlatformsArgs | dict[str, Any],
+        *,
+        pool: dict[str, Any],
+        pod_templates: dict[str, Any] | None = None,
+        resource_validations: dict[str, Any] | None = None,
+        roles: list[dict[str, Any]] | None = None,
+        target: str = "osmo",
+        service: dict[str, Any] | None = None,
+        kubernetes: dict[str, Any] | None = None,
         opts: pulumi.ResourceOptions | None = None,
-    ):
-        spec, plan = self.preflight(name, args)
+    ) -> PoolPlatforms:
+        """PoolPlatforms of OSMO's own documents, as loaded from their JSON files: the pool
+        (`osmo config update POOL`), the pod templates `{name: {spec}}` and resource
+        validations `{name: [rules]}` it references, and its roles."""
+        args: dict[str, Any] = {"pool": pool, "target": target}
+        for key, value in (
+            ("pod_templates", pod_templates),
+            ("resource_validations", resource_validations),
+            ("roles", roles),
+            ("service", service),
+            ("kubernetes", kubernetes),
+        ):
+            if value is not None:
+                args[key] = value
+        return cls(name, args, opts)
+
+    def __init__(self, name: str, args: Any, opts: pulumi.ResourceOptions | None = None):
+        spec, build = self.preflight(name, args)
+        plan = build.kubernetes
+        documents = [
+            {"type": d.config_type, "name": d.name, "document": d.document} for d in build.osmo
+        ]
+        namespaces = (
+            spec.namespace_names
+            if isinstance(spec, PoolPlatformsArgs)
+            else (spec.kubernetes.namespaces or [] if plan is None else _namespaces(plan))
+        )
+        pool_name = spec.pool.name
         # Registered as the component's inputs (under `spec`: the output names are typed
         # differently) so `plan` and `pulumi stack export` can show the platforms.
-        props = {
+        props: dict[str, Any] = {
             "spec": {
-                "pool": spec.pool.name,
-                "platforms": plan.platforms,
-                "roles": plan.roles,
-                "namespaces": spec.namespace_names,
+                "pool": pool_name,
+                "platforms": plan.platforms if plan else [],
+                "roles": plan.roles if plan else [],
+                "namespaces": namespaces,
             }
         }
+        if build.osmo:
+            props["spec"]["osmo"] = [
+                {"type": d.config_type, "name": d.name, "file": d.path} for d in build.osmo
+            ]
         super().__init__(self.TYPE, name, props, opts)
         from nodepools.governance.register import register_manifests
 
-        self.resources = register_manifests(name, plan.objects, self)
+        self.resources: dict[str, pulumi.CustomResource] = (
+            register_manifests(name, plan.objects, self) if plan else {}
+        )
+        if build.osmo:
+            self.resources.update(_register_osmo(name, spec, build.osmo, self))
         self.platforms = known_output(
             {
                 platform["name"]: {
                     "pod_template": platform["podTemplate"],
                     "policy": platform["policy"],
                 }
-                for platform in plan.platforms
+                for platform in (plan.platforms if plan else [])
             }
         )
-        self.default_platform = pulumi.Output.from_input(spec.default_platform)
-        self.namespaces = known_output(spec.namespace_names)
+        default = (
+            spec.pool.default_platform
+            if isinstance(spec, OsmoPlatformsArgs)
+            else spec.default_platform
+        )
+        self.default_platform = pulumi.Output.from_input(default)
+        self.namespaces = known_output(namespaces)
+        self.osmo_documents = known_output(documents)
         self.register_outputs(
             {
                 "platforms": self.platforms,
                 "default_platform": self.default_platform,
                 "namespaces": self.namespaces,
+                "osmo_documents": self.osmo_documents,
             }
         )
+
+
+def _namespaces(plan: PlatformsPlan) -> list[str]:
+    return sorted(
+        {ns for role in plan.roles for ns in role["namespaces"]}
+        | {
+            item.manifest["metadata"]["namespace"]
+            for item in plan.objects
+            if item.kind == "PodTemplate"
+        }
+    )
+
+
+def _register_osmo(
+    name: str, spec: OsmoPlatformsArgs, documents: list[OsmoDocument], parent: pulumi.Resource
+) -> dict[str, pulumi.CustomResource]:
+    """One OsmoConfig per document, keyed `osmo-<type>-<name>`; a pool after the pod
+    templates and resource validations it references."""
+    from nodepools.backends.osmo import OsmoConfig, OsmoConfigArgs
+    from pydantic import SecretStr
+
+    token = spec.service.token
+    token = token.get_secret_value() if isinstance(token, SecretStr) else token
+    made: dict[str, list[pulumi.Resource]] = {}
+    registered: dict[str, pulumi.CustomResource] = {}
+    for document in documents:
+        depends = [r for t in document.depends_on_types() for r in made.get(t, [])]
+        key = f"osmo-{document.config_type.lower()}-{document.name}"
+        resource = OsmoConfig(
+            f"{name}-{key}",
+            OsmoConfigArgs(
+                config_type=document.config_type,
+                config_name=document.name,
+                document=document.document,
+                url=spec.service.url,
+                token=token,
+            ),
+            pulumi.ResourceOptions(parent=parent, depends_on=depends or None),
+        )
+        made.setdefault(document.config_type, []).append(resource)
+        registered[key] = resource
+    return registered

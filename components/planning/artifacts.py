@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -51,12 +52,33 @@ def _has(container: Any, key: Any) -> bool:
     return isinstance(container, list) and isinstance(key, int) and 0 <= key < len(container)
 
 
+OSMO_CONFIG = "osmo:configs:Config"  # the `resource_type` input of `OsmoConfig`
+
+
+def _osmo_file(inputs: dict[str, Any]) -> tuple[str, str] | None:
+    """(path, text) of an OSMO config document: `osmo/<TYPE>/<name>.json`, the document as
+    `osmo config update --file` takes it (canonical JSON, byte-stable)."""
+    if inputs.get("resource_type") != OSMO_CONFIG:
+        return None
+    path = f"osmo/{_slug(str(inputs['config_type']))}/{_slug(str(inputs['config_name']))}.json"
+    document = whole_numbers(inputs.get("document"))
+    return path, json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 def write_artifacts(capture: Capture, out_dir: Path) -> list[Path]:
-    """Kubernetes objects as manifests under `manifests/`, other resources' inputs under
-    `resources/<type>/`. Returns the files written (sorted)."""
+    """Kubernetes objects as manifests under `manifests/`, OSMO config documents under
+    `osmo/<TYPE>/`, other resources' inputs under `resources/<type>/`. Returns the files
+    written (sorted)."""
     written: list[Path] = []
     for resource in capture.custom_resources():
         inputs = redacted_inputs(resource.inputs, resource.secret_paths)
+        osmo = _osmo_file(inputs)
+        if osmo is not None:
+            target = out_dir / osmo[0]
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(osmo[1])
+            written.append(target)
+            continue
         if resource.type.startswith("kubernetes:"):
             target = out_dir / "manifests" / f"{_slug(resource.name)}.yaml"
             document = inputs

@@ -113,4 +113,8 @@ def platforms_section(capture: Capture) -> Section | None:
             section.lines.append(
                 f"  role {role['name']} (pools {role['pools']}): groups {', '.join(role['groups'])}"
             )
+        for document in spec.get("osmo") or []:
+            section.lines.append(
+                f"  OSMO {document['type']} {document['name']}: {document['file']}"
+            )
     return section

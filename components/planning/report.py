@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from nodepools.backends.dynamic_support import whole_numbers
 
-def whole_numbers(value: Any) -> Any:
-    """The engine sends every number as a float; show 4.0 as 4 in reports and artifacts."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: whole_numbers(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [whole_numbers(item) for item in value]
-    return value
+__all__ = ["Section", "whole_numbers"]
 
 
 @dataclass

@@ -9,20 +9,12 @@ unknown field (a misspelt `tokn: ...` would otherwise be quoted back in the erro
 
 from __future__ import annotations
 
-import ipaddress
 import re
-from typing import Annotated, Any, Literal
-from urllib.parse import urlsplit
+from typing import Any, Literal
 
-from nodepools.specs.base import SpecModel, ValueNotShown, is_output, wired
-from pydantic import (
-    BeforeValidator,
-    Field,
-    SecretStr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from nodepools.specs.base import SpecModel, is_output, wired
+from nodepools.specs.secret_inputs import hide_secret_inputs, secret_token, url_problem
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 DEFAULT_API_URL = "https://api.openshift.com"
 DEFAULT_SSO_URL = "https://sso.redhat.com/auth/realms/redhat-external/protocol/openid-connect/token"
@@ -35,65 +27,7 @@ TOKEN_ENV_VARS = ("RHCS_TOKEN", "OCM_TOKEN")
 _CLUSTER_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9_]*$")
 
 
-class _Hidden:
-    """Stands in for an input that may be a credential; quoted errors show `<hidden>`."""
-
-    def __repr__(self) -> str:
-        return "<hidden>"
-
-
-HIDDEN = _Hidden()
-
-
-def _token(value: Any) -> Any:
-    if value is None or is_output(value):
-        return value
-    if isinstance(value, SecretStr):
-        value = value.get_secret_value()
-    if isinstance(value, dict) and set(value) == {"secure"}:
-        # Stack YAML's form of `pulumi config set --secret --path ...`: the engine decrypts
-        # it for `pulumi up`, but an offline run has only the ciphertext.
-        raise ValueNotShown(
-            "is encrypted stack config, which an offline run can't decrypt; plan with the "
-            f"token left out (deploys can read {' or '.join(TOKEN_ENV_VARS)}) or with its "
-            "plaintext in the offline config"
-        )
-    if isinstance(value, str):
-        if not value.strip():
-            raise ValueNotShown(
-                "is empty; leave `token` out to read "
-                f"{' or '.join(TOKEN_ENV_VARS)} from the environment at deploy time"
-            )
-        return SecretStr(value.strip())
-    raise ValueNotShown(
-        f"must be a string or a Pulumi Output (got a value of type {type(value).__name__}, "
-        "not shown)"
-    )
-
-
-Token = Annotated[Any, BeforeValidator(_token)]
-
-
-def url_problem(url: str) -> str | None:
-    """Why `url` can't carry the OCM token, or None (https, or http to loopback for tests)."""
-    parts = urlsplit(url)
-    if parts.scheme == "https" and parts.hostname:
-        return None
-    if parts.scheme == "http" and parts.hostname and _is_loopback(parts.hostname):
-        return None
-    return (
-        f"{url!r} must be an https:// URL (plain http only to a loopback address, for test "
-        "servers: the token would otherwise cross the network in clear)"
-    )
-
-
-def _is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+Token = secret_token(TOKEN_ENV_VARS)
 
 
 class RosaCluster(SpecModel):
@@ -138,7 +72,7 @@ class RosaCluster(SpecModel):
         try:
             return handler(data)
         except ValidationError as exc:
-            raise _redacted(exc) from None
+            raise hide_secret_inputs(exc) from None
 
     @field_validator("cluster_id")
     @classmethod
@@ -163,20 +97,3 @@ class RosaCluster(SpecModel):
     def has_token(self) -> bool:
         """Whether a token was given (else the environment provides it at deploy time)."""
         return self.token is not None
-
-
-def _redacted(exc: ValidationError) -> ValidationError:
-    """`exc` with the inputs hidden wherever they may hold the token."""
-    line_errors = []
-    for error in exc.errors(include_url=False):
-        loc = tuple(error["loc"])
-        hide = not loc or loc[0] == "token" or error["type"] == "extra_forbidden"
-        line_error: dict[str, Any] = {
-            "type": error["type"],
-            "loc": loc,
-            "input": HIDDEN if hide else error["input"],
-        }
-        if "ctx" in error:
-            line_error["ctx"] = error["ctx"]
-        line_errors.append(line_error)
-    return ValidationError.from_exception_data(exc.title, line_errors)

@@ -33,7 +33,25 @@ def org_args() -> dict[str, Any]:
     return governance_entry("org-quotas")[1]
 
 
+KUBERNETES_PLATFORMS = Path(__file__).resolve().parent / "kubernetes_platforms.yaml"
+
+
+@cache
+def _kubernetes_platforms() -> dict[str, Any]:
+    return yaml.safe_load(KUBERNETES_PLATFORMS.read_text())["config"]
+
+
 def osmo_args() -> dict[str, Any]:
+    """Seed 002's pool in our own platform model (what `stacks/Pulumi.osmo-platforms.yaml`
+    held before it took OSMO's documents as written), compiled for Kubernetes."""
+    entry = dict(copy.deepcopy(_kubernetes_platforms())["nodepools:governance"][0])
+    entry.pop("component")
+    entry.pop("name")
+    return entry
+
+
+def seed_osmo_args() -> dict[str, Any]:
+    """The OSMO documents of seed 002, as the stack holds them (target osmo)."""
     return governance_entry("osmo-platforms")[1]
 
 

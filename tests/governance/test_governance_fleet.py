@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from nodepools.policies.runner import PolicyResourceInput, run_policies
 from nodepools.specs.base import SpecError
 from nodepools.specs.labels import POOL_LABEL
 
-from tests.governance.stacks import EKS, KARPENTER_GPU, STACKS, stack_config
+from tests.governance.stacks import EKS, KARPENTER_GPU, KUBERNETES_PLATFORMS, STACKS, stack_config
 from tests.governance.stacks import GPU_SPOT as SPOT_ARGS
 
 PROGRAM = STACKS / "__main__.py"
@@ -96,8 +97,24 @@ def test_org_plan_totals_match_the_organisation():
     assert all(cell.endswith("/unlimited") for row in rows for cell in row[4:])
 
 
-def test_osmo_plan_lists_the_platforms():
+def test_osmo_plan_lists_the_osmo_documents():
     text = plan_stack("osmo-platforms", stacks_dir=STACKS).render()
+    assert "shared-pool: pool shared_simulation_training_pool (namespaces: )" in text
+    for line in (
+        "  OSMO POD_TEMPLATE a100: osmo/POD_TEMPLATE/a100.json",
+        "  OSMO POD_TEMPLATE l40s: osmo/POD_TEMPLATE/l40s.json",
+        "  OSMO POOL shared_simulation_training_pool: "
+        "osmo/POOL/shared_simulation_training_pool.json",
+        "  OSMO ROLE osmo-shared: osmo/ROLE/osmo-shared.json",
+    ):
+        assert line in text.splitlines()
+
+
+def test_kubernetes_plan_lists_the_platforms(tmp_path: Path):
+    # Our own platform model of the same pool, planned as a stack of its own.
+    shutil.copy(STACKS / "__main__.py", tmp_path / "__main__.py")
+    shutil.copy(KUBERNETES_PLATFORMS, tmp_path / "Pulumi.kubernetes-platforms.yaml")
+    text = plan_stack("kubernetes-platforms", stacks_dir=tmp_path).render()
     assert "  l40s_platform (default): PodTemplate l40s-platform" in text
     assert '    node selector: {"nvidia.com/gpu.product":"NVIDIA-A100"}' in text
     assert "    default variables: USER_CPU=1 USER_GPU=0 USER_MEMORY=1Gi USER_STORAGE=1Gi" in text

@@ -1,0 +1,160 @@
+"""The Kubernetes target of OSMO documents: the same platform model as our own form.
+
+OSMO's documents become `PoolPlatformsArgs`, which `platform_objects.render_platforms`
+compiles into PodTemplates, ValidatingAdmissionPolicies and RBAC:
+
+- pod templates: the pool's `common_pod_template` names, merged in order (lists of named
+  items by `name`, as OSMO merges them), become `common_pod_template`; each platform's
+  `override_pod_template` names become its `pod_template`. OSMO's built-ins
+  (`default_user`, `default_ctrl`) are OSMO's own containers, templated by OSMO at
+  submission: they have no Kubernetes counterpart and are left out, so a template of the
+  entry must give the user container (`name` and `image`) for the Kubernetes target;
+- `common_default_variables` / `default_variables`: `USER_CPU`, `USER_GPU`, `USER_MEMORY`,
+  `USER_STORAGE` become the containers' requests; other variables are OSMO templating
+  and have no counterpart;
+- resource validations (built-in or defined) become admission rules, `{{K8_*}}` read
+  from `kubernetes.node_resources` (OSMO reads them from the nodes). `EQ` rules, and rules
+  not of the form `{{USER_*}} op value`, can't be admission rules: they are errors here;
+- `host_network_allowed` / `privileged_allowed` as in our form;
+- roles: a Role and RoleBinding per namespace for the IdP groups mapped to the OSMO role
+  (`external_roles`, else the role's own name), over the pools its globs match;
+- `allowed_mounts`, `description`, `backend` and the pool's timeouts and scheduler
+  settings are OSMO's alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nodepools.governance.platform_templates import merge_pod_specs
+from nodepools.specs.base import Issue, SpecError, format_path, parse_spec
+from nodepools.specs.osmo import (
+    OsmoResourceRule,
+    builtin_pod_templates,
+    builtin_resource_validations,
+)
+from nodepools.specs.osmo_platforms import OsmoPlatformsArgs
+from nodepools.specs.platforms import USER_VARIABLES, PoolPlatformsArgs
+
+_RULE_OPERATORS = ("LE", "LT", "GE", "GT")
+
+
+def _merged_spec(names: list[str], args: OsmoPlatformsArgs) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for name in names:
+        if name in builtin_pod_templates():
+            continue
+        merged = merge_pod_specs(merged, args.pod_templates[name].get("spec") or {})
+    return merged
+
+
+def _variables(values: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in values.items() if key in USER_VARIABLES}
+
+
+def _rules(
+    names: list[str], path: list[Any], args: OsmoPlatformsArgs, issues: list[Issue]
+) -> list[dict[str, Any]]:
+    rules: list[dict[str, Any]] = []
+    for i, name in enumerate(names):
+        defined = args.resource_validations.get(name)
+        found = (
+            defined
+            if defined is not None
+            else [OsmoResourceRule(**rule) for rule in builtin_resource_validations()[name]]
+        )
+        for rule in found:
+            user = rule.left_operand.strip()
+            if rule.operator not in _RULE_OPERATORS or not (
+                user.startswith("{{USER_") and user.strip("{}") in USER_VARIABLES
+            ):
+                issues.append(
+                    Issue(
+                        format_path([*path, i]),
+                        f"rule {rule.left_operand} {rule.operator} {rule.right_operand} of "
+                        f"{name!r} can't be checked at Kubernetes admission (only "
+                        f"{{{{USER_*}}}} with {', '.join(_RULE_OPERATORS)})",
+                    )
+                )
+                continue
+            rules.append(
+                {
+                    "operator": rule.operator,
+                    "left_operand": user,
+                    "right_operand": rule.right_operand,
+                    "assert_message": rule.assert_message,
+                }
+            )
+    return rules
+
+
+def kubernetes_args(args: OsmoPlatformsArgs, subject: str) -> PoolPlatformsArgs:
+    """Our platform model of OSMO's documents; SpecError (paths in OSMO's documents) when
+    something has no Kubernetes counterpart."""
+    pool = args.pool
+    issues: list[Issue] = []
+    common = _merged_spec(pool.common_pod_template, args)
+    platforms: dict[str, Any] = {}
+    for name, platform in pool.platforms.items():
+        where = ["pool", "platforms", name]
+        own = _merged_spec(platform.override_pod_template, args)
+        containers = merge_pod_specs(common, own).get("containers")
+        if not containers:
+            issues.append(
+                Issue(
+                    format_path([*where, "override_pod_template"]),
+                    "target kubernetes needs the user container (`name`, `image`) in a pod "
+                    "template of the pool or the platform: OSMO's built-ins default_user and "
+                    "default_ctrl exist only inside OSMO",
+                )
+            )
+        platforms[name] = {
+            "description": platform.description,
+            "pod_template": own,
+            "default_variables": _variables(platform.default_variables),
+            "resource_validations": _rules(
+                platform.resource_validations, [*where, "resource_validations"], args, issues
+            ),
+            "host_network_allowed": platform.host_network_allowed,
+            "privileged_allowed": platform.privileged_allowed,
+        }
+        if name in args.kubernetes.node_resources:
+            platforms[name]["node_resources"] = args.kubernetes.node_resources[name]
+    for name in args.kubernetes.node_resources:
+        if name not in pool.platforms:
+            issues.append(
+                Issue(
+                    format_path(["kubernetes", "node_resources", name]),
+                    f"{name!r} is not a platform of the pool",
+                )
+            )
+    roles = [
+        {
+            "name": role.name,
+            "description": role.description,
+            "pools": role.pool_globs()[0][1],
+            "groups": role.external_roles or [role.name],
+        }
+        for role in args.roles
+        if role.pool_globs()
+    ]
+    data: dict[str, Any] = {
+        "pool": args.kubernetes.pool or pool.name,
+        "platforms": platforms,
+        "default_platform": pool.default_platform,
+        "common_pod_template": common,
+        "common_default_variables": _variables(pool.common_default_variables),
+        "common_resource_validations": _rules(
+            pool.common_resource_validations, ["pool", "common_resource_validations"], args, issues
+        ),
+        "roles": roles,
+        "create_namespaces": args.kubernetes.create_namespaces,
+    }
+    if args.kubernetes.namespaces is not None:
+        data["namespaces"] = args.kubernetes.namespaces
+    if issues:
+        raise SpecError(subject, issues)
+    return parse_spec(PoolPlatformsArgs, data, subject)
+
+
+__all__ = ["kubernetes_args"]
