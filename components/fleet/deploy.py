@@ -111,7 +111,7 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
         "PoolPlatforms": FleetKind(
             "nodepools.governance.pool_platforms",
             "PoolPlatforms",
-            "PlatformsEntryArgs",
+            "PoolPlatformsArgs",
             prepare_platforms,
         ),
     },
@@ -219,7 +219,9 @@ def _validate_entry(
     prepared = args
     try:
         prepared = kind.prepare(args, ctx, path) if kind.prepare else args
-        model = args_model.model_validate(prepared)
+        # A component taking several forms of args picks the model (PoolPlatforms: OSMO's
+        # documents or our own platform model); `args_model` is the one schemas describe.
+        model = getattr(component_class, "validate_args", args_model.model_validate)(prepared)
     except SpecError as exc:
         issues.extend(exc.issues)
         return None

@@ -25,15 +25,6 @@ from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
 from nodepools.specs.platforms import PoolPlatformsArgs
 
 
-class PlatformsEntryArgs:
-    """Either form of PoolPlatforms args (what a stack's `nodepools:governance` entry holds)."""
-
-    @staticmethod
-    def model_validate(data: Any) -> PoolPlatformsArgs | OsmoPlatformsArgs:
-        model = OsmoPlatformsArgs if is_osmo_form(data) else PoolPlatformsArgs
-        return model.model_validate(data)
-
-
 @dataclass(frozen=True)
 class PlatformsBuild:
     """What a PoolPlatforms makes: Kubernetes objects (None when not a target) and OSMO
@@ -83,6 +74,13 @@ class PoolPlatforms(pulumi.ComponentResource):
     default_platform: pulumi.Output[str | None]
     namespaces: pulumi.Output[list]
     osmo_documents: pulumi.Output[list]
+
+    @staticmethod
+    def validate_args(data: Any) -> PoolPlatformsArgs | OsmoPlatformsArgs:
+        """Either form of args, validated (a stack entry's `pool` document with its own
+        `platforms` is OSMO's form)."""
+        model = OsmoPlatformsArgs if is_osmo_form(data) else PoolPlatformsArgs
+        return model.model_validate(data)
 
     @classmethod
     def preflight(cls, name: str, args: Any) -> tuple[Any, PlatformsBuild]:
