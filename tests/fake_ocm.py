@@ -94,26 +94,21 @@ class OcmRejection(Exception):
         self.reason = reason
 
 
-class FakeOcm:
-    """The fake server. Use as a context manager (or ``start()``/``stop()``)."""
+class LoopbackFake:
+    """A fake HTTP service on 127.0.0.1 (ephemeral port) with scripted faults: subclasses
+    set `handler` (a `_Handler` subclass) and answer requests in `handle`."""
 
-    def __init__(self, *, offline_token: str, access_token_ttl: int = 900) -> None:
-        self.offline_token = offline_token
-        self.access_token_ttl = access_token_ttl
-        self.requests: list[Recorded] = []
-        self.token_exchanges = 0
-        self._clusters: dict[str, _Cluster] = {}
-        self._access_tokens: dict[str, float] = {}
+    handler: type[BaseHTTPRequestHandler]
+
+    def __init__(self) -> None:
         self._rules: list[_FaultRule] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
-    # -- lifecycle -----------------------------------------------------------------------
-
-    def start(self) -> FakeOcm:
-        handler = type("BoundHandler", (_Handler,), {"fake": self})
+    def start(self):
+        handler = type("BoundHandler", (self.handler,), {"fake": self})
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
@@ -130,7 +125,7 @@ class FakeOcm:
         if self._thread is not None:
             self._thread.join(timeout=5)
 
-    def __enter__(self) -> FakeOcm:
+    def __enter__(self):
         return self.start()
 
     def __exit__(self, *exc_info: object) -> None:
@@ -141,6 +136,31 @@ class FakeOcm:
         assert self._server is not None, "start() the fake first"
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
+
+    def inject(self, method: str, path_pattern: str, *faults: Fault) -> None:
+        """Apply ``faults`` in order to the next requests matching method and path regex."""
+        with self._lock:
+            self._rules.append(_FaultRule(method.upper(), re.compile(path_pattern), deque(faults)))
+
+    def _next_fault(self, method: str, path: str) -> Fault | None:
+        with self._lock:
+            for rule in self._rules:
+                if rule.faults and rule.method in (method, "*") and rule.path.fullmatch(path):
+                    return rule.faults.popleft()
+        return None
+
+
+class FakeOcm(LoopbackFake):
+    """The fake server. Use as a context manager (or ``start()``/``stop()``)."""
+
+    def __init__(self, *, offline_token: str, access_token_ttl: int = 900) -> None:
+        super().__init__()
+        self.offline_token = offline_token
+        self.access_token_ttl = access_token_ttl
+        self.requests: list[Recorded] = []
+        self.token_exchanges = 0
+        self._clusters: dict[str, _Cluster] = {}
+        self._access_tokens: dict[str, float] = {}
 
     @property
     def api_url(self) -> str:
@@ -155,11 +175,6 @@ class FakeOcm:
     def add_cluster(self, cluster_id: str, *, multi_az: bool = False) -> None:
         with self._lock:
             self._clusters[cluster_id] = _Cluster(multi_az=multi_az)
-
-    def inject(self, method: str, path_pattern: str, *faults: Fault) -> None:
-        """Apply ``faults`` in order to the next requests matching method and path regex."""
-        with self._lock:
-            self._rules.append(_FaultRule(method.upper(), re.compile(path_pattern), deque(faults)))
 
     def revoke_access_tokens(self) -> None:
         with self._lock:
@@ -179,13 +194,6 @@ class FakeOcm:
         pattern = re.compile(path_pattern)
         with self._lock:
             return sum(1 for r in self.requests if r.method == method and pattern.fullmatch(r.path))
-
-    def _next_fault(self, method: str, path: str) -> Fault | None:
-        with self._lock:
-            for rule in self._rules:
-                if rule.faults and rule.method in (method, "*") and rule.path.fullmatch(path):
-                    return rule.faults.popleft()
-        return None
 
     def _record(
         self, method: str, path: str, raw: bytes, status: int | None, fault: Fault | None
@@ -526,3 +534,6 @@ def running_fake_ocm(offline_token: str, **clusters: bool) -> Iterator[FakeOcm]:
         for cluster_id, multi_az in clusters.items():
             fake.add_cluster(cluster_id, multi_az=multi_az)
         yield fake
+
+
+FakeOcm.handler = _Handler

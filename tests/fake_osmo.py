@@ -21,16 +21,13 @@ import copy
 import json
 import re
 import secrets
-import threading
-from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from tests.fake_ocm import Fault, _FaultRule, _Handler
+from tests.fake_ocm import LoopbackFake, _Handler
 
 TOKEN_PATH = "/api/auth/jwt/access_token"
 CONFIG_PATH = re.compile(
@@ -83,10 +80,11 @@ class Written:
     body: Any
 
 
-class FakeOsmo:
+class FakeOsmo(LoopbackFake):
     """The fake service. Use as a context manager (or ``start()``/``stop()``)."""
 
     def __init__(self, *, access_token: str) -> None:
+        super().__init__()
         self.access_token = access_token
         self.writes: list[Written] = []
         self.requests: list[tuple[str, str, int | None]] = []
@@ -99,56 +97,14 @@ class FakeOsmo:
             "role": {},
         }
         self._jwts: set[str] = set()
-        self._rules: list[_FaultRule] = []
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> FakeOsmo:
-        handler = type("OsmoHandler", (_OsmoHandler,), {"fake": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._stopping.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOsmo:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "start() the fake first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
-
-    def inject(self, method: str, path_pattern: str, *faults: Fault) -> None:
-        with self._lock:
-            self._rules.append(_FaultRule(method.upper(), re.compile(path_pattern), deque(faults)))
+        return self.base_url
 
     def revoke_sessions(self) -> None:
         with self._lock:
             self._jwts.clear()
-
-    def _next_fault(self, method: str, path: str) -> Fault | None:
-        with self._lock:
-            for rule in self._rules:
-                if rule.faults and rule.method in (method, "*") and rule.path.fullmatch(path):
-                    return rule.faults.popleft()
-        return None
 
     # -- behaviour -------------------------------------------------------------------------
 
@@ -362,3 +318,6 @@ class _OsmoHandler(_Handler):
 def running_fake_osmo(access_token: str) -> Iterator[FakeOsmo]:
     with FakeOsmo(access_token=access_token) as fake:
         yield fake
+
+
+FakeOsmo.handler = _OsmoHandler

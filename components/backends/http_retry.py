@@ -76,13 +76,22 @@ class Answer:
     may_have_been_applied: bool
 
 
-class NoAnswer(Exception):
-    """Every attempt ended without an HTTP answer; ``may_have_been_applied`` tells whether
-    the server may have acted on the request anyway."""
+class ServiceError(Exception):
+    """Anything that went wrong talking to a service.
 
-    def __init__(self, message: str, *, may_have_been_applied: bool) -> None:
+    ``may_have_been_applied`` is True when at least one attempt ended in a way that leaves
+    open whether the service acted on the request (a timeout after sending, a dropped
+    connection, a 5xx): a caller that cares, such as an idempotent create, should look
+    before failing.
+    """
+
+    def __init__(self, message: str, *, may_have_been_applied: bool = False) -> None:
         super().__init__(message)
         self.may_have_been_applied = may_have_been_applied
+
+
+class NoAnswer(ServiceError):
+    """Every attempt ended without an HTTP answer."""
 
 
 @dataclass
@@ -276,6 +285,7 @@ __all__ = [
     "NoAnswer",
     "Redacted",
     "RetryPolicy",
+    "ServiceError",
     "json_or_text",
     "origin",
     "redact",

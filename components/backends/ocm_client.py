@@ -46,6 +46,7 @@ from nodepools.backends.http_retry import (
     NoAnswer,
     Redacted,
     RetryPolicy,
+    ServiceError,
     redact,
     secret_forms,
     send_with_retries,
@@ -86,17 +87,9 @@ _CREDENTIAL_HINT = (
 )
 
 
-class OcmError(Exception):
-    """Anything that went wrong talking to OCM.
-
-    ``may_have_been_applied`` is True when at least one attempt ended in a way that leaves
-    open whether OCM acted on the request (a timeout after sending, a dropped connection,
-    a 5xx): a caller that cares, such as an idempotent create, should look before failing.
-    """
-
-    def __init__(self, message: str, *, may_have_been_applied: bool = False) -> None:
-        super().__init__(message)
-        self.may_have_been_applied = may_have_been_applied
+class OcmError(ServiceError):
+    """Anything that went wrong talking to OCM (``may_have_been_applied``: see
+    ``ServiceError``)."""
 
 
 class OcmAuthenticationError(OcmError):

@@ -37,6 +37,7 @@ from nodepools.backends.http_retry import (
     NoAnswer,
     Redacted,
     RetryPolicy,
+    ServiceError,
     redact,
     send_with_retries,
 )
@@ -58,12 +59,9 @@ _CREDENTIAL_HINT = (
 )
 
 
-class OsmoError(Exception):
-    """Anything that went wrong talking to OSMO; ``may_have_been_applied`` as in OCM's."""
-
-    def __init__(self, message: str, *, may_have_been_applied: bool = False) -> None:
-        super().__init__(message)
-        self.may_have_been_applied = may_have_been_applied
+class OsmoError(ServiceError):
+    """Anything that went wrong talking to OSMO (``may_have_been_applied``: see
+    ``ServiceError``)."""
 
 
 class OsmoAuthenticationError(OsmoError):

@@ -65,7 +65,8 @@ from nodepools.backends.ocm_machine_pool_body import (
     patch_for,
 )
 from nodepools.specs.pools import ResolvedPool
-from nodepools.specs.rosa import TOKEN_ENV_VARS, RosaCluster, url_problem
+from nodepools.specs.rosa import TOKEN_ENV_VARS, RosaCluster
+from nodepools.specs.secret_inputs import url_problem
 from pydantic import SecretStr
 
 logger = logging.getLogger(__name__)

@@ -29,11 +29,10 @@ from nodepools.specs.osmo import (
     builtin_resource_validations,
 )
 from nodepools.specs.platforms import NodeResources
-from nodepools.specs.secret_inputs import hide_secret_inputs, secret_token, url_problem
+from nodepools.specs.secret_inputs import HoldsSecret, checked_url, secret_token
 from pydantic import (
     BeforeValidator,
     Field,
-    ValidationError,
     field_validator,
     model_validator,
 )
@@ -46,7 +45,7 @@ ROLE_PREFIX = "osmo-"
 Target = Literal["osmo", "kubernetes", "both"]
 
 
-class OsmoService(SpecModel):
+class OsmoService(HoldsSecret):
     """Where the OSMO documents are applied, and the credential to apply them with."""
 
     url: str | None = Field(
@@ -62,20 +61,10 @@ class OsmoService(SpecModel):
         f"{' then '.join(OSMO_TOKEN_ENV_VARS)} from the environment at deploy time.",
     )
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _hide_secret_inputs(cls, data: Any, handler: Any) -> Any:
-        try:
-            return handler(data)
-        except ValidationError as exc:
-            raise hide_secret_inputs(exc) from None
-
     @field_validator("url")
     @classmethod
     def _secure_url(cls, url: str | None) -> str | None:
-        if url is not None and (problem := url_problem(url)):
-            raise ValueError(problem)
-        return url.rstrip("/") if url else url
+        return url.rstrip("/") if checked_url(url) else url
 
 
 def _pool_by_name(value: Any) -> Any:

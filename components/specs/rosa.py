@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
-from nodepools.specs.base import SpecModel, is_output, wired
-from nodepools.specs.secret_inputs import hide_secret_inputs, secret_token, url_problem
-from pydantic import Field, ValidationError, field_validator, model_validator
+from nodepools.specs.base import is_output, wired
+from nodepools.specs.secret_inputs import HoldsSecret, checked_url, secret_token
+from pydantic import Field, field_validator
 
 DEFAULT_API_URL = "https://api.openshift.com"
 DEFAULT_SSO_URL = "https://sso.redhat.com/auth/realms/redhat-external/protocol/openid-connect/token"
@@ -30,7 +30,7 @@ _CLUSTER_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9_]*$")
 Token = secret_token(TOKEN_ENV_VARS)
 
 
-class RosaCluster(SpecModel):
+class RosaCluster(HoldsSecret):
     """An existing ROSA Classic cluster; pools become OCM machine pools.
 
     There is no Pulumi provider for ROSA Classic: pools are managed through the OpenShift
@@ -66,14 +66,6 @@ class RosaCluster(SpecModel):
         f"`{DEFAULT_SSO_URL}`.",
     )
 
-    @model_validator(mode="wrap")
-    @classmethod
-    def _hide_secret_inputs(cls, data: Any, handler: Any) -> Any:
-        try:
-            return handler(data)
-        except ValidationError as exc:
-            raise hide_secret_inputs(exc) from None
-
     @field_validator("cluster_id")
     @classmethod
     def _cluster_id(cls, value: Any) -> Any:
@@ -86,12 +78,7 @@ class RosaCluster(SpecModel):
             )
         return value
 
-    @field_validator("api_url", "sso_url")
-    @classmethod
-    def _secure_url(cls, url: str) -> str:
-        if problem := url_problem(url):
-            raise ValueError(problem)
-        return url
+    _secure_url = field_validator("api_url", "sso_url")(checked_url)
 
     @property
     def has_token(self) -> bool:

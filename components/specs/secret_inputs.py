@@ -10,8 +10,8 @@ import ipaddress
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from nodepools.specs.base import ValueNotShown, is_output
-from pydantic import BeforeValidator, SecretStr, ValidationError
+from nodepools.specs.base import SpecModel, ValueNotShown, is_output
+from pydantic import BeforeValidator, SecretStr, ValidationError, model_validator
 
 
 class _Hidden:
@@ -93,3 +93,23 @@ def hide_secret_inputs(exc: ValidationError) -> ValidationError:
             line_error["ctx"] = error["ctx"]
         line_errors.append(line_error)
     return ValidationError.from_exception_data(exc.title, line_errors)
+
+
+class HoldsSecret(SpecModel):
+    """A spec with a credential field (`token`): validation errors never quote an input
+    that may hold it (the token itself, or an unknown field such as a misspelt `tokn`)."""
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _hide_secret_inputs(cls, data: Any, handler: Any) -> Any:
+        try:
+            return handler(data)
+        except ValidationError as exc:
+            raise hide_secret_inputs(exc) from None
+
+
+def checked_url(url: str | None) -> str | None:
+    """`url` when a token may be sent to it (see `url_problem`), else ValueError."""
+    if url is not None and (problem := url_problem(url)):
+        raise ValueError(problem)
+    return url
