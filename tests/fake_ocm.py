@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 
 SSO_PATH = "/auth/realms/redhat-external/protocol/openid-connect/token"
 POOLS_PATH = re.compile(r"^/api/clusters_mgmt/v1/clusters/([^/]+)/machine_pools(?:/([^/]+))?$")
+CLUSTER_PATH = re.compile(r"^/api/clusters_mgmt/v1/clusters/([^/]+)$")
 POOL_ID = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 EFFECTS = {"NoSchedule", "PreferNoSchedule", "NoExecute"}
 IMMUTABLE_IN_PATCH = ("id", "instance_type", "root_volume", "subnets", "availability_zones")
@@ -223,11 +224,14 @@ class FakeOcm(LoopbackFake):
         """(status, headers, body) for one request, faults aside."""
         if path == SSO_PATH:
             return self._token(method, raw)
+        cluster_match = CLUSTER_PATH.match(path)
         match = POOLS_PATH.match(path)
-        if not match:
+        if not match and not cluster_match:
             return _error(404, f"No such resource '{path}'")
         if not self._authenticated(headers.get("Authorization", "")):
             return _error(401, "Request is not authenticated: missing or expired access token")
+        if cluster_match:
+            return self._cluster(method, cluster_match.group(1))
         cluster_id, pool_id = match.group(1), match.group(2)
         try:
             with self._lock:
@@ -255,6 +259,26 @@ class FakeOcm(LoopbackFake):
                 raise OcmRejection(405, f"Method {method} not allowed on a machine pool")
         except OcmRejection as rejection:
             return _error(rejection.status, rejection.reason)
+
+    def _cluster(self, method: str, cluster_id: str):
+        """GET /clusters/{id}: the fields of OCM's Cluster object the provider reads."""
+        if method != "GET":
+            return _error(405, f"Method {method} not allowed on a cluster")
+        with self._lock:
+            cluster = self._clusters.get(cluster_id)
+            if cluster is None:
+                return _error(404, f"Cluster '{cluster_id}' not found")
+            return (
+                200,
+                {},
+                {
+                    "kind": "Cluster",
+                    "id": cluster_id,
+                    "href": f"/api/clusters_mgmt/v1/clusters/{cluster_id}",
+                    "multi_az": cluster.multi_az,
+                    "state": "ready",
+                },
+            )
 
     def _token(self, method: str, raw: bytes):
         if method != "POST":

@@ -79,7 +79,8 @@ __all__ = [
     "secret_forms",
 ]
 
-_MACHINE_POOLS = "/api/clusters_mgmt/v1/clusters/{cluster}/machine_pools"
+_CLUSTER = "/api/clusters_mgmt/v1/clusters/{cluster}"
+_MACHINE_POOLS = _CLUSTER + "/machine_pools"
 _CREDENTIAL_HINT = (
     "check the OCM offline token (the RosaCluster `token`, or RHCS_TOKEN / OCM_TOKEN in the "
     "environment; get a fresh one at console.redhat.com/openshift/token) and that `sso_url` "
@@ -221,6 +222,11 @@ class OcmClient:
         raise OcmError(
             f"OCM GET {path} kept returning pages past page {_MAX_LIST_PAGES}; giving up"
         )
+
+    def get_cluster(self, cluster_id: str) -> dict[str, Any]:
+        """The cluster (OCM's Cluster object); a missing one is OCM's 404 as OcmApiError."""
+        answer = self._api("GET", _CLUSTER.format(cluster=_segment(cluster_id))).body
+        return answer if isinstance(answer, dict) else {}
 
     def get_machine_pool(self, cluster_id: str, pool_id: str) -> dict[str, Any] | None:
         """The machine pool, or None when OCM says it does not exist (404)."""

@@ -260,6 +260,7 @@ class OcmMachinePoolProvider(pulumi.dynamic.ResourceProvider):
         body = normalize_body(props["body"])
         logger.info("creating OCM machine pool %s on cluster %s", body["id"], target.cluster_id)
         with self._client(target) as client:
+            check_cluster_topology(client, target.cluster_id, target.multi_az)
             live = _create_or_adopt(client, target.cluster_id, body)
         return pulumi.dynamic.CreateResult(
             f"{target.cluster_id},{body['id']}", _outputs(target, body, live)
@@ -292,6 +293,7 @@ class OcmMachinePoolProvider(pulumi.dynamic.ResourceProvider):
         body = normalize_body(news["body"])
         patch = patch_for(olds.get("body") or {}, body)
         with self._client(target) as client:
+            check_cluster_topology(client, cluster_id, target.multi_az)
             if patch:
                 logger.info(
                     "updating OCM machine pool %s on cluster %s: %s",
@@ -317,6 +319,27 @@ class OcmMachinePoolProvider(pulumi.dynamic.ResourceProvider):
                 logger.info(
                     "OCM machine pool %s on cluster %s was already gone", pool_id, cluster_id
                 )
+
+
+def check_cluster_topology(client: OcmClient, cluster_id: str, declared_multi_az: bool) -> None:
+    """Fail before any change when the cluster is not what `multi_az` declares.
+
+    The declaration decides the replica rule checked offline (multiples of 3 on a multi-AZ
+    cluster, which spreads each pool over its three zones); a wrong one would let OCM
+    refuse a valid-looking plan half-way, or a single-AZ pool be sized for three zones.
+    OCM's Cluster object (GET /api/clusters_mgmt/v1/clusters/{id}) carries `multi_az`.
+    """
+    cluster = client.get_cluster(cluster_id)
+    live = cluster.get("multi_az")
+    if isinstance(live, bool) and live != declared_multi_az:
+        actual = "multi-AZ (3 zones)" if live else "single-AZ"
+        raise OcmError(
+            f"ROSA cluster {cluster_id!r} is {actual} in OCM (multi_az: {str(live).lower()}) "
+            f"but the stack declares `cluster.multi_az: {str(declared_multi_az).lower()}`; "
+            f"set `multi_az: {str(live).lower()}` on the cluster"
+            + (" (replicas and autoscaling bounds then go in multiples of 3)" if live else "")
+            + ". Nothing was changed."
+        )
 
 
 def _setting(props: Mapping[str, Any], key: str) -> Any:

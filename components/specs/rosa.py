@@ -45,7 +45,8 @@ class RosaCluster(HoldsSecret):
     multi_az: bool = Field(
         default=False,
         description="Whether the cluster spans three availability zones; its machine pools "
-        "then need replicas and autoscaling bounds in multiples of 3. Default false.",
+        "then need replicas and autoscaling bounds in multiples of 3. Checked against the "
+        "cluster's `multi_az` in OCM at `pulumi up`, before any change. Default false.",
     )
     token: Token = Field(
         default=None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from nodepools.backends.ocm_client import OcmApiError, OcmAuthenticationError
+from nodepools.backends.ocm_client import OcmApiError, OcmAuthenticationError, OcmError
 from nodepools.backends.rosa import (
     RESOURCE_TYPE,
     OcmMachinePoolConflictError,
@@ -396,3 +396,37 @@ def test_a_wrapped_secret_token_is_unwrapped(provider, fake_ocm) -> None:
     props = inputs(fake_ocm, token=rpc.wrap_rpc_secret(OFFLINE_TOKEN))
     created = provider.create(checked(provider, props))
     assert created.outs["token"] == OFFLINE_TOKEN
+
+
+# -- the declared topology is checked against OCM's cluster at `up` ------------------------
+
+
+def test_create_fails_before_posting_when_multi_az_is_declared_wrong(provider, fake_ocm) -> None:
+    # The cluster spans three zones; the stack says it does not.
+    props = checked(provider, inputs(fake_ocm, cluster_id=MULTI_AZ, multi_az=False))
+    with pytest.raises(OcmError) as caught:
+        provider.create(props)
+    assert str(caught.value) == (
+        f"ROSA cluster '{MULTI_AZ}' is multi-AZ (3 zones) in OCM (multi_az: true) but the stack "
+        "declares `cluster.multi_az: false`; set `multi_az: true` on the cluster (replicas and "
+        "autoscaling bounds then go in multiples of 3). Nothing was changed."
+    )
+    assert fake_ocm.count("GET", rf".*/clusters/{MULTI_AZ}") == 1
+    assert fake_ocm.count("POST", ".*/machine_pools") == 0
+    assert fake_ocm.pools(MULTI_AZ) == {}
+
+
+def test_update_fails_before_patching_when_multi_az_is_declared_wrong(provider, fake_ocm) -> None:
+    state = provider.create(checked(provider, inputs(fake_ocm))).outs
+    wrong = checked(
+        provider, inputs(fake_ocm, multi_az=True, body=gpu_body(autoscaling=None, replicas=3))
+    )
+    with pytest.raises(OcmError, match=r"is single-AZ in OCM \(multi_az: false\) but the stack"):
+        provider.update(GPU, state, wrong)
+    assert fake_ocm.count("PATCH") == 0
+
+
+def test_a_right_declaration_reads_the_cluster_once_and_goes_ahead(provider, fake_ocm) -> None:
+    provider.create(checked(provider, inputs(fake_ocm, cluster_id=MULTI_AZ)))
+    assert fake_ocm.count("GET", rf".*/clusters/{MULTI_AZ}") == 1
+    assert "gpu" in fake_ocm.pools(MULTI_AZ)
