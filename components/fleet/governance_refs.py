@@ -129,6 +129,14 @@ def prepare_platforms(args: dict[str, Any], ctx: Any, path: str) -> dict[str, An
             raise SpecError("fleet", [found])
         args = {**args, "pool": found[0]}
     if is_osmo_form(args):
+        # The Kubernetes target's pool may name a fleet pool too.
+        target = args.get("kubernetes")
+        named = target.get("pool") if isinstance(target, dict) else None
+        if isinstance(named, str) and named in ctx.entries:
+            found = _fleet_pool(named, ctx, f"{path}.kubernetes.pool")
+            if isinstance(found, Issue):
+                raise SpecError("fleet", [found])
+            args = {**args, "kubernetes": {**target, "pool": found[0]}}
         return _dry_run(OsmoPlatformsArgs, _build_osmo, args, ctx, path)
     return _dry_run(PoolPlatformsArgs, render_platforms, args, ctx, path)
 

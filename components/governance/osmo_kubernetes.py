@@ -17,13 +17,14 @@ compiles into PodTemplates, ValidatingAdmissionPolicies and RBAC:
   not of the form `{{USER_*}} op value`, can't be admission rules: they are errors here;
 - `host_network_allowed` / `privileged_allowed` as in our form;
 - roles: a Role and RoleBinding per namespace for the IdP groups mapped to the OSMO role
-  (`external_roles`, else the role's own name), over the pools its globs match;
+  (`external_roles`, else the role's own name);
 - `allowed_mounts`, `description`, `backend` and the pool's timeouts and scheduler
   settings are OSMO's alone.
 """
 
 from __future__ import annotations
 
+import fnmatch
 from typing import Any
 
 from nodepools.governance.platform_templates import merge_pod_specs
@@ -128,15 +129,18 @@ def kubernetes_args(args: OsmoPlatformsArgs, subject: str) -> PoolPlatformsArgs:
                     f"{name!r} is not a platform of the pool",
                 )
             )
+    # A role's globs were checked against the OSMO pool; the Kubernetes pool may be named
+    # otherwise (a fleet pool): then the role is for that pool by name.
+    kube_pool = args.kubernetes.pool.name if args.kubernetes.pool else pool.name
     roles = [
         {
             "name": role.name,
             "description": role.description,
-            "pools": role.pool_globs()[0][1],
+            "pools": glob if fnmatch.fnmatchcase(kube_pool, glob) else kube_pool,
             "groups": role.external_roles or [role.name],
         }
         for role in args.roles
-        if role.pool_globs()
+        for glob in [role.pool_globs()[0][1]]
     ]
     data: dict[str, Any] = {
         "pool": args.kubernetes.pool or pool.name,

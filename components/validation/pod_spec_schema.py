@@ -87,6 +87,37 @@ def _leaf_errors(error: Any) -> list[Any]:
     return [error]
 
 
+def _quantity_issues(spec: dict[str, Any], path: str) -> list[Issue]:
+    """Resource amounts that are not Kubernetes quantities (the schema only says "string
+    or number"). OSMO's templated values (`{{USER_CPU}}`) are filled in later: skipped."""
+    from nodepools.validation.quantity import InvalidQuantity, parse_quantity
+
+    places: list[tuple[list[Any], Any]] = [(["resources"], spec.get("resources"))]
+    for kind in ("initContainers", "containers"):
+        items = spec.get(kind)
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            if isinstance(item, dict):
+                places.append(([kind, i, "resources"], item.get("resources")))
+    found: list[Issue] = []
+    for where, resources in places:
+        if not isinstance(resources, dict):
+            continue
+        for part in ("requests", "limits"):
+            amounts = resources.get(part)
+            for name, amount in amounts.items() if isinstance(amounts, dict) else []:
+                if isinstance(amount, str) and "{{" in amount:
+                    continue
+                if isinstance(amount, bool) or not isinstance(amount, str | int | float):
+                    continue  # a wrong type is the schema's to report
+                at = format_path([*where, part, name], path)
+                try:
+                    if parse_quantity(amount) < 0:
+                        found.append(Issue(at, f"{amount!r} must not be negative"))
+                except InvalidQuantity as err:
+                    found.append(Issue(at, str(err)))
+    return found
+
+
 def pod_spec_issues(spec: Any, path: str) -> list[Issue]:
     """Problems of a partial pod spec (`spec` of a Pod), each with its path below `path`."""
     return _issues("spec", spec, path)
@@ -129,6 +160,7 @@ def _issues(kind: str, value: Any, path: str) -> list[Issue]:
             if issue not in found:
                 found.append(issue)
     if kind == "spec":
+        found += _quantity_issues(value, path)
         for key in _NAMED_LISTS:
             items = value.get(key)
             if not isinstance(items, list):

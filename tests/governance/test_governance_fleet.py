@@ -14,6 +14,7 @@ from nodepools.policies.runner import PolicyResourceInput, run_policies
 from nodepools.specs.base import SpecError
 from nodepools.specs.labels import POOL_LABEL
 
+from tests.governance.osmo_seed import seed_kwargs
 from tests.governance.stacks import EKS, KARPENTER_GPU, KUBERNETES_PLATFORMS, STACKS, stack_config
 from tests.governance.stacks import GPU_SPOT as SPOT_ARGS
 
@@ -225,6 +226,39 @@ def test_platforms_on_a_fleet_pool_select_it():
     ).inputs
     assert pod_template["template"]["spec"]["nodeSelector"][POOL_LABEL] == "gpu-spot"
     assert run_policies(policy_inputs(capture)) == []
+
+
+def test_osmo_documents_compiled_for_a_fleet_pool():
+    kwargs = seed_kwargs()
+    kwargs["pod_templates"]["user"] = {"spec": {"containers": [{"name": "user", "image": "x"}]}}
+    kwargs["pool"]["common_pod_template"].append("user")
+    entry = {
+        "component": "PoolPlatforms",
+        "name": "osmo",
+        **kwargs,
+        "target": "both",
+        "kubernetes": {
+            "pool": "gpu-spot",
+            "node_resources": {
+                p: {"cpu": 48, "memory": "192Gi", "storage": "500Gi"}
+                for p in ("l40s_platform", "a100_platform")
+            },
+        },
+    }
+    capture = run(PROGRAM, config=fleet([entry], **{"gpu-spot": GPU_SPOT}))
+    template = capture.get(
+        "kubernetes:core/v1:PodTemplate", "osmo-podtemplate-gpu-spot-a100-platform"
+    ).inputs["template"]["spec"]
+    assert template["nodeSelector"][POOL_LABEL] == "gpu-spot"
+    assert template["nodeSelector"]["nvidia.com/gpu.product"] == "NVIDIA-A100"
+    assert len(capture.by_type("pulumi-python:dynamic/osmo:Config")) == 5  # with `user`
+    entry["pool"]["default_platform"] = "h100_platform"
+    assert fleet_problems(fleet([entry], **{"gpu-spot": GPU_SPOT})) == [
+        (
+            "nodepools:governance[0].pool.default_platform",
+            "'h100_platform' is not a platform of the pool ('l40s_platform', 'a100_platform')",
+        )
+    ]
 
 
 def test_fleet_platform_problems_carry_the_config_path():

@@ -80,3 +80,21 @@ def test_osmo_templates_allow_spec_and_metadata_only():
     assert [i.path for i in pod_template_issues({"metadata": {"labels": 3}}, "t")] == [
         "t.metadata.labels"
     ]
+
+
+def test_resource_amounts_must_be_quantities():
+    spec = {
+        "containers": [
+            {
+                "name": "user",
+                "resources": {
+                    "requests": {"cpu": "lots", "memory": "1Gi", "nvidia.com/gpu": "{{USER_GPU}}"},
+                    "limits": {"cpu": -1, "memory": 1073741824},
+                },
+            }
+        ]
+    }
+    assert [(i.path, i.message) for i in pod_spec_issues(spec, "t")] == [
+        ("t.containers[0].resources.requests.cpu", "'lots' is not a quantity"),
+        ("t.containers[0].resources.limits.cpu", "-1 must not be negative"),
+    ]
