@@ -22,13 +22,19 @@ OKE_INIT = (
 )
 
 
-def cloud_init(taints: tuple[Taint, ...]) -> str:
-    """The user-data script that registers the node with `taints`."""
+# A boot volume larger than the image is unused until the root filesystem grows into it
+# (Oracle A-Team, "OKE node sizing for very large container images"); before the kubelet
+# starts, so images never land on the small one. Oracle Linux images ship the tool.
+GROW_ROOT = "if [ -x /usr/libexec/oci-growfs ]; then /usr/libexec/oci-growfs -y; fi"
+
+
+def cloud_init(taints: tuple[Taint, ...], grow_root: bool = False) -> str:
+    """The user-data script that registers the node with `taints` (after growing the root
+    filesystem into a custom-sized boot volume when `grow_root`)."""
     register = ",".join(str(t) for t in taints)
     return (
         "#!/bin/bash\n"
-        "set -euo pipefail\n"
-        f"{OKE_INIT}\n"
+        "set -euo pipefail\n" + (f"{GROW_ROOT}\n" if grow_root else "") + f"{OKE_INIT}\n"
         f'bash /var/run/oke-init.sh --kubelet-extra-args "--register-with-taints={register}"\n'
     )
 
@@ -80,7 +86,11 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
                 ce.NodePoolInitialNodeLabelArgs(key=key, value=value)
                 for key, value in pool.labels.items()
             ],
-            node_metadata={"user_data": base64.b64encode(cloud_init(pool.taints).encode()).decode()}
+            node_metadata={
+                "user_data": base64.b64encode(
+                    cloud_init(pool.taints, grow_root=pool.boot_volume_gb is not None).encode()
+                ).decode()
+            }
             if pool.taints
             else None,
             # OKE pools have only a size; the bounds are kept where the cluster

@@ -111,6 +111,11 @@ class ClusterCapabilities(SpecModel):
     replicas_multiple_why: str = Field(
         default="", description="Why counts must be multiples, quoted in errors; default empty."
     )
+    accelerator_boot_volume_gb: int | None = Field(
+        default=None,
+        description="Boot volume (GiB) an accelerator pool gets when it names none; default "
+        "None leaves the cloud's default, when that already fits GPU images.",
+    )
 
 
 CAPABILITIES: dict[str, ClusterCapabilities] = {
@@ -120,17 +125,29 @@ CAPABILITIES: dict[str, ClusterCapabilities] = {
         spot_max_price_why="EKS refuses spot options in a node group's launch template, so "
         "the price is always capped at on-demand",
         boot_volume_gb=(1, 16384),
+        # EKS's default disk is 20 GiB (CreateNodegroup `diskSize`): the NVIDIA/Neuron AMI
+        # plus one CUDA or PyTorch image (10-20 GB unpacked) fill it, and the kubelet then
+        # evicts pods for disk pressure. eksctl settled on 80 GiB for every node
+        # (eksctl-io/eksctl#780), GKE uses 100 GB; accelerator nodes pull the largest
+        # images, so 100 GiB.
+        accelerator_boot_volume_gb=100,
     ),
     "oke": ClusterCapabilities(
         title="OKE node pools",
         spot_max_price=False,
         spot_max_price_why="OCI preemptible capacity has a fixed discount and no bid price",
         boot_volume_gb=(50, 32768),
+        # OKE's default boot volume is 46.6 GB, about 12 GB free for images on an Oracle
+        # Linux node (Oracle A-Team, "OKE node sizing for very large container images"):
+        # one GPU framework image does not fit. The node's cloud-init grows the root
+        # filesystem to the volume (oci-growfs), without which the size would go unused.
+        accelerator_boot_volume_gb=100,
     ),
     "rosa": ClusterCapabilities(
         title="ROSA Classic machine pools",
         spot_max_price=True,
         boot_volume_gb=(128, 16384),
+        # None: OCM's default root volume for Classic is 300 GiB, which fits GPU images.
         multi_az_replicas_multiple=3,
         replicas_multiple_why="a multi-AZ cluster spreads every machine pool evenly over "
         "its 3 availability zones",
@@ -145,6 +162,13 @@ def capabilities_for(cluster: object) -> ClusterCapabilities | None:
     if caps is not None and getattr(cluster, "multi_az", False) is True:
         return caps.model_copy(update={"replicas_multiple": caps.multi_az_replicas_multiple})
     return caps
+
+
+def default_boot_volume_gb(cluster: object, accelerated: bool) -> int | None:
+    """The boot volume a pool gets when it names none: a size that fits GPU images on
+    accelerator pools where the cloud's default does not, else None (the cloud's)."""
+    caps = CAPABILITIES.get(getattr(cluster, "kind", None) or "")
+    return caps.accelerator_boot_volume_gb if caps is not None and accelerated else None
 
 
 def boot_volume_problem(size: int, cluster: object) -> str | None:

@@ -13,6 +13,7 @@ from nodepools.specs.clusters import (
     ClusterTarget,
     boot_volume_problem,
     capabilities_for,
+    default_boot_volume_gb,
 )
 from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
 from nodepools.specs.scaling import Scaling, Spot
@@ -121,7 +122,11 @@ class PoolArgsBase(SpecModel):
         default=None, description="Spot/preemptible capacity when set; default None (on-demand)."
     )
     boot_volume_gb: int | None = Field(
-        default=None, gt=0, description="Boot/root volume in GiB; default None (cloud default)."
+        default=None,
+        gt=0,
+        description="Boot/root volume in GiB; default None: the cloud's default, except "
+        "accelerator pools on EKS and OKE get 100 (the clouds' 20 and 46.6 GiB defaults do "
+        "not hold GPU images; ROSA's 300 GiB default does).",
     )
     ocpus: float | None = flex_size_field("OCPUs")
     memory_gb: float | None = flex_size_field("Memory in GB")
@@ -335,7 +340,8 @@ def resolve_pool(
         labels=dict(sorted(labels.items())),
         taints=tuple(taints),
         spot=args.spot,
-        boot_volume_gb=args.boot_volume_gb,
+        boot_volume_gb=args.boot_volume_gb
+        or default_boot_volume_gb(args.cluster, accelerator is not None),
         accelerator=accelerator,
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,

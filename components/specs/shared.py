@@ -15,7 +15,7 @@ from nodepools.specs.accelerators import (
     lookup_accelerator,
 )
 from nodepools.specs.base import PathError, SpecError, SpecModel
-from nodepools.specs.clusters import ClusterTarget, boot_volume_problem
+from nodepools.specs.clusters import ClusterTarget, boot_volume_problem, default_boot_volume_gb
 from nodepools.specs.labels import (
     POOL_LABEL,
     POOL_SELECTOR_LABEL,
@@ -83,7 +83,8 @@ class SharedNodePoolArgs(SpecModel):
         gt=0,
         validate_default=True,
         description="Boot volume per node in GB; required for bare-metal shapes (`BM.*`, "
-        "`*.metal`), default None (the cloud's default) otherwise. OKE: 50..32768.",
+        "`*.metal`), default None otherwise: the cloud's default, except accelerator shapes on "
+        "OKE get 100 (OKE's 46.6 GB default does not hold GPU images). OKE: 50..32768.",
     )
     selector: Selector | None = Field(
         default=None,
@@ -183,7 +184,8 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
         labels=dict(sorted(labels.items())),
         taints=tuple(merge_taints(default_shared_taints(accelerator), args.taints)),
         spot=None,
-        boot_volume_gb=args.boot_volume_gb,
+        boot_volume_gb=args.boot_volume_gb
+        or default_boot_volume_gb(args.cluster, accelerator is not None),
         accelerator=accelerator,
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,

@@ -68,15 +68,10 @@ def test_spot_pool_without_spot_taint_is_advisory():
 
 
 def test_bare_metal_pool_without_boot_volume():
+    # Accelerator pools get a boot volume by default; a CPU bare-metal pool does not.
     found = violations(
         lambda: MachinePool(
-            "bm",
-            {
-                "cluster": OKE,
-                "instance_type": "BM.GPU.H100.8",
-                "replicas": 1,
-                "taints": ["nvidia.com/gpu=true:NoSchedule"],
-            },
+            "bm", {"cluster": OKE, "instance_type": "BM.Standard.E4.128", "replicas": 1}
         )
     )
     assert found == Counter({("bare-metal-boot-volume", "mandatory"): 1})
