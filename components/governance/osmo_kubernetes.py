@@ -49,6 +49,67 @@ def _merged_spec(names: list[str], args: OsmoPlatformsArgs) -> dict[str, Any]:
     return merged
 
 
+def _templated(value: Any, loc: list[Any]) -> list[list[Any]]:
+    """Locations of strings holding OSMO templating (`{{...}}`) in a template."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _templated(v, [*loc, k])]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _templated(v, [*loc, i])]
+    return [loc] if isinstance(value, str) and "{{" in value else []
+
+
+def _template_issues(args: OsmoPlatformsArgs) -> list[Issue]:
+    used = set(args.pool.common_pod_template)
+    for platform in args.pool.platforms.values():
+        used |= set(platform.override_pod_template)
+    return [
+        Issue(
+            format_path(["pod_templates", name, *loc]),
+            "OSMO fills in `{{...}}` when it creates a pod; a Kubernetes PodTemplate can't hold "
+            "it (target kubernetes): give the value",
+        )
+        for name in sorted(used & set(args.pod_templates))
+        for loc in _templated(args.pod_templates[name], [])
+    ]
+
+
+_NODE_FIELDS = {
+    "{{K8_CPU}}": "cpu",
+    "{{K8_GPU}}": "gpu",
+    "{{K8_MEMORY}}": "memory",
+    "{{K8_STORAGE}}": "storage",
+}
+
+
+def _node_resource_issues(args: OsmoPlatformsArgs) -> list[Issue]:
+    """`{{K8_*}}` of the rules a platform uses, missing from `kubernetes.node_resources`
+    (OSMO reads them from the nodes; Kubernetes admission needs them written down)."""
+    issues: list[Issue] = []
+    for name, platform in args.pool.platforms.items():
+        given = args.kubernetes.node_resources.get(name)
+        for validation in [*args.pool.common_resource_validations, *platform.resource_validations]:
+            for rule in _validation_rules(validation, args):
+                field = _NODE_FIELDS.get(rule.right_operand.strip())
+                if field is None or (given is not None and getattr(given, field) is not None):
+                    continue
+                issue = Issue(
+                    format_path(["kubernetes", "node_resources", name, field]),
+                    f"needed by resource validation {validation!r} ({rule.left_operand} "
+                    f"{rule.operator} {rule.right_operand}) for target kubernetes: what one "
+                    "node of the platform has (OSMO reads it from the nodes)",
+                )
+                if all(i.path != issue.path for i in issues):
+                    issues.append(issue)
+    return issues
+
+
+def _validation_rules(name: str, args: OsmoPlatformsArgs) -> list[OsmoResourceRule]:
+    defined = args.resource_validations.get(name)
+    if defined is not None:
+        return list(defined)
+    return [OsmoResourceRule(**rule) for rule in builtin_resource_validations()[name]]
+
+
 def _variables(values: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in values.items() if key in USER_VARIABLES}
 
@@ -58,13 +119,7 @@ def _rules(
 ) -> list[dict[str, Any]]:
     rules: list[dict[str, Any]] = []
     for i, name in enumerate(names):
-        defined = args.resource_validations.get(name)
-        found = (
-            defined
-            if defined is not None
-            else [OsmoResourceRule(**rule) for rule in builtin_resource_validations()[name]]
-        )
-        for rule in found:
+        for rule in _validation_rules(name, args):
             user = rule.left_operand.strip()
             if rule.operator not in _RULE_OPERATORS or not (
                 user.startswith("{{USER_") and user.strip("{}") in USER_VARIABLES
@@ -93,7 +148,7 @@ def kubernetes_args(args: OsmoPlatformsArgs, subject: str) -> PoolPlatformsArgs:
     """Our platform model of OSMO's documents; SpecError (paths in OSMO's documents) when
     something has no Kubernetes counterpart."""
     pool = args.pool
-    issues: list[Issue] = []
+    issues: list[Issue] = _template_issues(args) + _node_resource_issues(args)
     common = _merged_spec(pool.common_pod_template, args)
     platforms: dict[str, Any] = {}
     for name, platform in pool.platforms.items():

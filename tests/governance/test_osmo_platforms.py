@@ -245,15 +245,58 @@ def test_kubernetes_target_from_the_same_documents():
     assert len(capture.by_type(OSMO_CONFIG)) == 5
 
 
+def test_osmo_templating_is_refused_for_kubernetes():
+    kwargs = seed_kwargs()
+    kwargs["pod_templates"]["user"] = {
+        "spec": {
+            "containers": [
+                {"name": "user", "image": "x", "resources": {"limits": {"cpu": "{{USER_CPU}}"}}}
+            ]
+        }
+    }
+    kwargs["pool"]["common_pod_template"].append("user")
+    documents = documents_of(capture_of(**kwargs))  # target osmo: OSMO fills it in
+    assert ("POD_TEMPLATE", "user") in documents
+    kwargs["target"] = "kubernetes"
+    found = problems(**kwargs)
+    assert found[0][0] == "pod_templates.user.spec.containers[0].resources.limits.cpu"
+    assert all(p.startswith("kubernetes.node_resources.") for p, _ in found[1:])
+
+
+def test_kubernetes_target_needs_node_resources_for_k8_rules():
+    kwargs = seed_kwargs()
+    kwargs["pod_templates"]["user"] = {"spec": {"containers": [{"name": "user", "image": "x"}]}}
+    kwargs["pool"]["common_pod_template"].append("user")
+    kwargs["target"] = "kubernetes"
+    kwargs["kubernetes"] = {"node_resources": {"a100_platform": {"cpu": 96, "memory": "1152Gi"}}}
+    found = problems(**kwargs)
+    assert [p for p, _ in found] == [
+        "kubernetes.node_resources.l40s_platform.cpu",
+        "kubernetes.node_resources.l40s_platform.memory",
+        "kubernetes.node_resources.l40s_platform.storage",
+        "kubernetes.node_resources.a100_platform.storage",
+    ]
+    assert "resource validation 'default_cpu' ({{USER_CPU}} LE {{K8_CPU}})" in found[0][1]
+
+
 def test_kubernetes_target_says_what_it_lacks():
     kwargs = seed_kwargs()
     kwargs["target"] = "kubernetes"
-    found = problems(**kwargs)
-    assert [p for p, _ in found] == [
+    # The seed as written, every problem at once: no user container, no node resources.
+    found = dict(problems(**kwargs))
+    assert list(found) == [
+        *(
+            f"kubernetes.node_resources.{p}.{r}"
+            for p in ("l40s_platform", "a100_platform")
+            for r in ("cpu", "memory", "storage")
+        ),
         "pool.platforms.l40s_platform.override_pod_template",
         "pool.platforms.a100_platform.override_pod_template",
     ]
-    assert "default_user and default_ctrl exist only inside OSMO" in found[0][1]
+    assert (
+        "default_user and default_ctrl exist only inside OSMO"
+        in found["pool.platforms.l40s_platform.override_pod_template"]
+    )
 
 
 def test_models_follow_osmos_fields():
