@@ -128,13 +128,16 @@ def send_with_retries(
     params: dict[str, Any] | None = None,
     json: Any = None,
     data: dict[str, str] | None = None,
-    headers: Callable[[], dict[str, str] | None] | None = None,
+    bearer: Callable[[], str] | None = None,
+    no_answer: type[ServiceError] = NoAnswer,
 ) -> Answer:
     """Send until an answer that is not retried, or until the attempts run out.
 
     Returns the last answer (whatever its status) when attempts run out on retried
-    statuses; raises ``NoAnswer`` when they run out without any HTTP answer. ``service``
+    statuses; raises ``no_answer`` when they run out without any HTTP answer. ``service``
     names the server in logs (``OCM``, ``OSMO``); ``label`` the request, without secrets.
+    ``bearer`` gives the token of an ``Authorization: Bearer`` header, asked for on each
+    attempt (so the HTTP client never holds it).
     """
     may_have_been_applied = False
     last_problem = ""
@@ -146,7 +149,7 @@ def send_with_retries(
                 params=params,
                 json=json,
                 data=data,
-                headers=headers() if headers is not None else None,
+                headers={"Authorization": f"Bearer {bearer()}"} if bearer is not None else None,
             )
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             # Only a failure to connect proves the request never reached the server.
@@ -187,7 +190,7 @@ def send_with_retries(
             return answer
         retry_after = retry_after_seconds(response.headers.get("Retry-After"))
         _pause(policy, service, method, label, attempt, f"HTTP {response.status_code}", retry_after)
-    raise NoAnswer(
+    raise no_answer(
         f"{service} {method} {label} got no answer after {policy.max_attempts} attempts "
         f"(last: {last_problem}); check that {origin(url)} is reachable from here.",
         may_have_been_applied=may_have_been_applied,

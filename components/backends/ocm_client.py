@@ -43,7 +43,6 @@ from nodepools.backends.http_retry import (
     RETRY_BACKOFF_CAP_S,
     RETRY_MAX_ATTEMPTS,
     Answer,
-    NoAnswer,
     Redacted,
     RetryPolicy,
     ServiceError,
@@ -368,23 +367,19 @@ class OcmClient:
     ) -> Answer:
         """`http_retry.send_with_retries`, with the bearer token when `auth`; no answer at
         all is an OcmConnectionError."""
-        try:
-            return send_with_retries(
-                self._http,
-                self._policy,
-                "OCM",
-                method,
-                url,
-                label,
-                params=params,
-                json=json,
-                data=data,
-                headers=(lambda: {"Authorization": f"Bearer {self._bearer()}"}) if auth else None,
-            )
-        except NoAnswer as error:
-            raise OcmConnectionError(
-                str(error), may_have_been_applied=error.may_have_been_applied
-            ) from None
+        return send_with_retries(
+            self._http,
+            self._policy,
+            "OCM",
+            method,
+            url,
+            label,
+            params=params,
+            json=json,
+            data=data,
+            bearer=self._bearer if auth else None,
+            no_answer=OcmConnectionError,
+        )
 
 
 def _api_error(method: str, path: str, answer: Answer, secret: str | None) -> OcmApiError:

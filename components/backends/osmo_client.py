@@ -34,7 +34,6 @@ from nodepools.backends.http_retry import (
     CONNECT_TIMEOUT_S,
     READ_TIMEOUT_S,
     Answer,
-    NoAnswer,
     Redacted,
     RetryPolicy,
     ServiceError,
@@ -218,21 +217,17 @@ class OsmoClient:
     # -- requests --------------------------------------------------------------------------
 
     def _send(self, method: str, path: str, *, json: Any = None, auth: bool = False) -> Answer:
-        try:
-            return send_with_retries(
-                self._http,
-                self._policy,
-                "OSMO",
-                method,
-                self.url + path,
-                path,
-                json=json,
-                headers=(lambda: {"Authorization": f"Bearer {self._bearer()}"}) if auth else None,
-            )
-        except NoAnswer as error:
-            raise OsmoConnectionError(
-                str(error), may_have_been_applied=error.may_have_been_applied
-            ) from None
+        return send_with_retries(
+            self._http,
+            self._policy,
+            "OSMO",
+            method,
+            self.url + path,
+            path,
+            json=json,
+            bearer=self._bearer if auth else None,
+            no_answer=OsmoConnectionError,
+        )
 
     def _api(self, method: str, path: str, *, json: Any = None) -> Answer:
         answer = self._send(method, path, json=json, auth=True)

@@ -78,13 +78,13 @@ def engine_side() -> Iterator[ProviderProcess]:
         provider.stop()
 
 
-def struct(props: dict[str, Any]) -> struct_pb2.Struct:
+def struct(props: dict[str, Any], provider: str = PROVIDER) -> struct_pb2.Struct:
     # A private loop: asyncio.run would leave the thread without a current loop, which
     # Pulumi's mocks in later tests rely on.
     loop = asyncio.new_event_loop()
     try:
         return loop.run_until_complete(
-            rpc.serialize_properties({**props, "__provider": PROVIDER}, {})
+            rpc.serialize_properties({**props, "__provider": provider}, {})
         )
     finally:
         loop.close()

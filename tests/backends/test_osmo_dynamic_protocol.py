@@ -8,7 +8,6 @@ seed's four documents on the first `up` and nothing on the second.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -17,10 +16,10 @@ from nodepools import PoolPlatforms
 from nodepools.backends.osmo import OsmoConfigProvider
 from nodepools.offline import run
 from pulumi.dynamic.dynamic import serialize_provider
-from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2
 
 from tests.backends.test_ocm_dynamic_provider_protocol import ProviderProcess, plain
+from tests.backends.test_ocm_dynamic_provider_protocol import struct as ocm_struct
 from tests.backends.test_osmo_provider import OSMO_CONFIG, TOKEN, sent_documents
 from tests.fake_osmo import running_fake_osmo
 from tests.governance.osmo_seed import SEED_DOCUMENTS, seed_kwargs
@@ -31,13 +30,7 @@ PROVIDER = serialize_provider(
 
 
 def struct(props: dict[str, Any]) -> struct_pb2.Struct:
-    loop = asyncio.new_event_loop()
-    try:
-        return loop.run_until_complete(
-            rpc.serialize_properties({**props, "__provider": PROVIDER}, {})
-        )
-    finally:
-        loop.close()
+    return ocm_struct(props, PROVIDER)
 
 
 def program_inputs(url: str) -> list[tuple[str, dict[str, Any]]]:
