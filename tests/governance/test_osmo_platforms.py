@@ -330,3 +330,17 @@ def test_the_client_writes_to_routes_osmo_has():
     cli = osmo_facts()["cli_update"]
     assert cli["POD_TEMPLATE"]["default"]["payload_key"] == WRITES["POD_TEMPLATE"][1]
     assert cli["RESOURCE_VALIDATION"]["default"]["payload_key"] == WRITES["RESOURCE_VALIDATION"][1]
+
+
+def test_service_errors_never_quote_the_token():
+    secret = "osmo-secret-value-123"
+    for service, path in (
+        ({"url": "http://osmo.example.com", "token": secret}, "service.url"),
+        ({"tokn": secret}, "service.tokn"),
+        ({"token": {"secure": secret}}, "service.token"),
+        ({"token": ""}, "service.token"),
+    ):
+        found = problems(**seed_kwargs(), service=service)
+        assert [p for p, _ in found] == [path]
+        assert secret not in repr(found)
+    assert "https://" in problems(**seed_kwargs(), service={"url": "http://osmo.example.com"})[0][1]
