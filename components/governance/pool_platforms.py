@@ -32,6 +32,7 @@ class PlatformsBuild:
 
     kubernetes: PlatformsPlan | None
     osmo: list[OsmoDocument] = field(default_factory=list)
+    namespaces: list[str] = field(default_factory=list)  # of the Kubernetes objects
 
 
 def parse_platforms(name: str, args: Any) -> PoolPlatformsArgs | OsmoPlatformsArgs:
@@ -44,11 +45,12 @@ def parse_platforms(name: str, args: Any) -> PoolPlatformsArgs | OsmoPlatformsAr
 def build_platforms(name: str, spec: PoolPlatformsArgs | OsmoPlatformsArgs) -> PlatformsBuild:
     """Everything a PoolPlatforms registers, rendered; raises SpecError first."""
     if isinstance(spec, PoolPlatformsArgs):
-        return PlatformsBuild(render_platforms(name, spec))
-    kubernetes = None
-    if spec.compiles_to_kubernetes:
-        kubernetes = render_platforms(name, kubernetes_args(spec, f"PoolPlatforms {name!r}"))
-    return PlatformsBuild(kubernetes, osmo_documents(spec) if spec.applies_to_osmo else [])
+        return PlatformsBuild(render_platforms(name, spec), [], spec.namespace_names)
+    documents = osmo_documents(spec) if spec.applies_to_osmo else []
+    if not spec.compiles_to_kubernetes:
+        return PlatformsBuild(None, documents)
+    ours = kubernetes_args(spec, f"PoolPlatforms {name!r}")
+    return PlatformsBuild(render_platforms(name, ours), documents, ours.namespace_names)
 
 
 @documented(PoolPlatformsArgs)
@@ -124,11 +126,7 @@ class PoolPlatforms(pulumi.ComponentResource):
         documents = [
             {"type": d.config_type, "name": d.name, "document": d.document} for d in build.osmo
         ]
-        namespaces = (
-            spec.namespace_names
-            if isinstance(spec, PoolPlatformsArgs)
-            else (spec.kubernetes.namespaces or [] if plan is None else _namespaces(plan))
-        )
+        namespaces = build.namespaces
         pool_name = spec.pool.name
         # Registered as the component's inputs (under `spec`: the output names are typed
         # differently) so `plan` and `pulumi stack export` can show the platforms.
@@ -177,17 +175,6 @@ class PoolPlatforms(pulumi.ComponentResource):
                 "osmo_documents": self.osmo_documents,
             }
         )
-
-
-def _namespaces(plan: PlatformsPlan) -> list[str]:
-    return sorted(
-        {ns for role in plan.roles for ns in role["namespaces"]}
-        | {
-            item.manifest["metadata"]["namespace"]
-            for item in plan.objects
-            if item.kind == "PodTemplate"
-        }
-    )
 
 
 def _register_osmo(
