@@ -8,7 +8,7 @@ from collections import Counter
 import pulumi
 import pulumi_aws as aws
 from nodepools.backends import BuiltPool
-from nodepools.specs.accelerators import AWS_NEURON, NVIDIA_GPU
+from nodepools.specs.eks_ami import default_ami_type
 from nodepools.specs.labels import POOL_LABEL
 from nodepools.specs.pools import ResolvedPool
 
@@ -17,10 +17,6 @@ EKS_EFFECTS = {
     "PreferNoSchedule": "PREFER_NO_SCHEDULE",
     "NoExecute": "NO_EXECUTE",
 }
-# Without an explicit AMI type EKS picks the standard AMI, which has no GPU driver or
-# Neuron runtime: accelerator nodes would join but never advertise their devices.
-ACCELERATED_AMI = {NVIDIA_GPU: "AL2023_x86_64_NVIDIA", AWS_NEURON: "AL2023_x86_64_NEURON"}
-
 CA_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
 
 # EKS caps a node group name at 63 characters; a name prefix gets a 26-character unique
@@ -36,11 +32,12 @@ def node_group_name_prefix(pool_name: str) -> str:
 
 
 def ami_type_for(pool: ResolvedPool) -> str | None:
+    """The cluster's `ami_type` (checked against the pool's architecture by the spec), else
+    the one the pool's architecture and accelerator call for (`specs.eks_ami`)."""
     if pool.cluster.ami_type:
         return pool.cluster.ami_type
-    if pool.accelerator is not None:
-        return ACCELERATED_AMI.get(pool.accelerator.resource)
-    return None
+    resource = pool.accelerator.resource if pool.accelerator is not None else None
+    return default_ami_type(pool.instance_type, resource)
 
 
 def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:

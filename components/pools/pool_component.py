@@ -8,6 +8,7 @@ import pulumi
 from nodepools.backends import backend_for, check_pool
 from nodepools.outputs import known_output
 from nodepools.scheduling import SchedulingInfo
+from nodepools.specs.instance_types import unknown_type_warning
 from nodepools.specs.pools import ResolvedPool
 
 
@@ -48,6 +49,9 @@ class PoolComponent(pulumi.ComponentResource):
     ):
         super().__init__(type_token, name, {"spec": pool.summary(), **(props or {})}, opts)
         self.resolved = pool
+        if pool.accelerator is None and (warning := unknown_type_warning(pool.instance_type)):
+            # A new type may well exist: a warning in the plan, not an error.
+            pulumi.log.warn(warning, resource=self)
         self.scheduling = SchedulingInfo.for_pool(pool.pool_name, pool.taints, pool.accelerator)
 
     def _build(self, name: str) -> None:

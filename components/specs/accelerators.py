@@ -1,8 +1,8 @@
 """Accelerators and the catalog of accelerator shapes (instance type -> accelerators per node).
 
-The catalog is a frozen table built once at import; lookups are dictionary hits. A pool
-can override the catalog (a shape we don't know, a new generation) with its own
-`accelerator`.
+The catalog is the accelerated part of the instance-type catalog
+(`nodepools.specs.instance_types`), built once at import; lookups are dictionary hits. A
+pool can override it (a shape we don't know, a new generation) with its own `accelerator`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Literal
 
 from nodepools.specs.base import SpecModel
+from nodepools.specs.instance_types import catalog_accelerators
 from nodepools.specs.labels import LabelKey
 from pydantic import Field
 
@@ -32,61 +33,15 @@ class Accelerator(SpecModel):
     count: int = Field(ge=1, description="Accelerators per node (resource units). Required.")
     vendor: Vendor = Field(default="other", description="Maker; default `other`.")
     model: str = Field(default="", description="Model, e.g. `T4`, `H100`; default empty.")
+    memory_mib: int | None = Field(
+        default=None, gt=0, description="Memory of one accelerator in MiB; default None (unknown)."
+    )
 
 
-def _nvidia(model: str, count: int) -> Accelerator:
-    return Accelerator(resource=NVIDIA_GPU, count=count, vendor="nvidia", model=model)
-
-
-def _neuron(model: str, count: int) -> Accelerator:
-    return Accelerator(resource=AWS_NEURON, count=count, vendor="aws", model=model)
-
-
-def _family(
-    prefix: str, model: str, counts: dict[str, int], make=_nvidia
-) -> dict[str, Accelerator]:
-    return {f"{prefix}.{size}": make(model, count) for size, count in counts.items()}
-
-
-_SINGLE = {size: 1 for size in ("xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge")}
-
-# Sources: AWS EC2 accelerated-computing instance pages and OCI GPU shape docs.
+# Instance type / OCI shape -> the accelerators of one node, from the instance-type catalog
+# (`nodepools.specs.instance_types`, which cites a source for each).
 CATALOG: dict[str, Accelerator] = {
-    # AWS NVIDIA
-    **_family("g4dn", "T4", {**_SINGLE, "12xlarge": 4, "metal": 8}),
-    **_family("g5", "A10G", {**_SINGLE, "12xlarge": 4, "24xlarge": 4, "48xlarge": 8}),
-    **_family("g6", "L4", {**_SINGLE, "12xlarge": 4, "24xlarge": 4, "48xlarge": 8}),
-    **_family("g6e", "L40S", {**_SINGLE, "12xlarge": 4, "24xlarge": 4, "48xlarge": 8}),
-    **_family("p3", "V100", {"2xlarge": 1, "8xlarge": 4, "16xlarge": 8}),
-    "p3dn.24xlarge": _nvidia("V100", 8),
-    "p4d.24xlarge": _nvidia("A100", 8),
-    "p4de.24xlarge": _nvidia("A100-80GB", 8),
-    "p5.48xlarge": _nvidia("H100", 8),
-    "p5e.48xlarge": _nvidia("H200", 8),
-    "p5en.48xlarge": _nvidia("H200", 8),
-    # AWS Trainium / Inferentia: the Neuron device plugin counts devices (chips).
-    **_family("trn1", "Trainium", {"2xlarge": 1, "32xlarge": 16}, _neuron),
-    "trn1n.32xlarge": _neuron("Trainium", 16),
-    "trn2.48xlarge": _neuron("Trainium2", 16),
-    **_family(
-        "inf2", "Inferentia2", {"xlarge": 1, "8xlarge": 1, "24xlarge": 6, "48xlarge": 12}, _neuron
-    ),
-    # OCI
-    "VM.GPU2.1": _nvidia("P100", 1),
-    "BM.GPU2.2": _nvidia("P100", 2),
-    "VM.GPU3.1": _nvidia("V100", 1),
-    "VM.GPU3.2": _nvidia("V100", 2),
-    "VM.GPU3.4": _nvidia("V100", 4),
-    "BM.GPU3.8": _nvidia("V100", 8),
-    "VM.GPU.A10.1": _nvidia("A10", 1),
-    "VM.GPU.A10.2": _nvidia("A10", 2),
-    "BM.GPU.A10.4": _nvidia("A10", 4),
-    "BM.GPU4.8": _nvidia("A100-40GB", 8),
-    "BM.GPU.A100-v2.8": _nvidia("A100-80GB", 8),
-    "BM.GPU.H100.8": _nvidia("H100", 8),
-    "BM.GPU.H200.8": _nvidia("H200", 8),
-    "BM.GPU.L40S.4": _nvidia("L40S", 4),
-    "BM.GPU.MI300X.8": Accelerator(resource=AMD_GPU, count=8, vendor="amd", model="MI300X"),
+    name: Accelerator(**facts) for name, facts in catalog_accelerators().items()
 }
 
 

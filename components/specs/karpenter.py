@@ -24,6 +24,7 @@ from nodepools.specs.accelerators import (
     Accelerator,
 )
 from nodepools.specs.base import Issue, NestedIssues, PathError, SpecError, SpecModel, format_path
+from nodepools.specs.instance_checks import ec2_instance_types
 from nodepools.specs.karpenter_accelerators import AcceleratorProfile, accelerator_profile
 from nodepools.specs.karpenter_node_class import NodeClassArgs
 from nodepools.specs.karpenter_restrictions import restricted_label_problem
@@ -127,6 +128,10 @@ def _lowercase_values(values: list[str]) -> list[str]:
 
 
 RequirementValues = Annotated[list[str], AfterValidator(_requirement_values)]
+# Checked as given (before sorting), so an error points at the user's own index.
+InstanceTypeValues = Annotated[
+    list[str], AfterValidator(ec2_instance_types), AfterValidator(_requirement_values)
+]
 LowercaseValues = Annotated[
     list[str], AfterValidator(_requirement_values), AfterValidator(_lowercase_values)
 ]
@@ -284,7 +289,7 @@ class KarpenterNodePoolArgs(SpecModel):
         description="Spot capacity (`{}`), as on the other pools; Karpenter can't cap the "
         "price, so `max_price` is an error. Default None.",
     )
-    instance_types: RequirementValues | None = Field(
+    instance_types: InstanceTypeValues | None = Field(
         default=None,
         description="Pin instance types (`node.kubernetes.io/instance-type`), e.g. "
         "`trn1.2xlarge`. Default None (any).",

@@ -15,6 +15,7 @@ from nodepools.specs.clusters import (
     capabilities_for,
     default_boot_volume_gb,
 )
+from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
 from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
 from nodepools.specs.scaling import Scaling, Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
@@ -140,6 +141,20 @@ class PoolArgsBase(SpecModel):
         description="Name of the pool in the cloud and in its identity label; default the "
         "component name.",
     )
+
+    @field_validator("instance_type")
+    @classmethod
+    def _instance_type_of_the_cluster(cls, name: str, info: ValidationInfo) -> str:
+        if problem := instance_type_problem(name, info.data.get("cluster")):
+            raise ValueError(problem)
+        return name
+
+    @field_validator("accelerator")
+    @classmethod
+    def _accelerated_type_has_accelerator(cls, accelerator, info: ValidationInfo):
+        if problem := missing_accelerator_problem(info.data.get("instance_type"), accelerator):
+            raise ValueError(problem)
+        return accelerator
 
     @field_validator("autoscaling", mode="wrap")
     @classmethod

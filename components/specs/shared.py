@@ -16,6 +16,7 @@ from nodepools.specs.accelerators import (
 )
 from nodepools.specs.base import PathError, SpecError, SpecModel
 from nodepools.specs.clusters import ClusterTarget, boot_volume_problem, default_boot_volume_gb
+from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
 from nodepools.specs.labels import (
     POOL_LABEL,
     POOL_SELECTOR_LABEL,
@@ -106,14 +107,29 @@ class SharedNodePoolArgs(SpecModel):
     memory_gb: float | None = flex_size_field("Memory in GB")
     accelerator: Accelerator | None = Field(
         default=None,
+        validate_default=True,
         description="Accelerators per node; default None looks the shape up in the catalog "
-        "(a shape not in it has none).",
+        "(a shape not in it has none; an accelerated shape not in it is an error).",
     )
     pool_name: PoolName | None = Field(
         default=None,
         description="Name of the pool in the cloud and in its identity label; default the "
         "component name.",
     )
+
+    @field_validator("shape")
+    @classmethod
+    def _shape_of_the_cluster(cls, shape: str, info: ValidationInfo) -> str:
+        if problem := instance_type_problem(shape, info.data.get("cluster")):
+            raise ValueError(problem)
+        return shape
+
+    @field_validator("accelerator")
+    @classmethod
+    def _accelerated_shape_has_accelerator(cls, accelerator, info: ValidationInfo):
+        if problem := missing_accelerator_problem(info.data.get("shape"), accelerator):
+            raise ValueError(problem)
+        return accelerator
 
     @field_validator("size")
     @classmethod

@@ -34,7 +34,7 @@ from tests.policies.fixtures import (
         ("p4d.24xlarge", Accelerator(NVIDIA_GPU, 8)),
         ("p5.48xlarge", Accelerator(NVIDIA_GPU, 8)),
         ("g6.9xlarge", Accelerator(NVIDIA_GPU, None)),
-        ("g4ad.xlarge", Accelerator(AMD_GPU, None)),
+        ("g4ad.64xlarge", Accelerator(AMD_GPU, None)),
         ("trn1.32xlarge", Accelerator(AWS_NEURON, 16)),
         ("inf2.xlarge", Accelerator(AWS_NEURON, 1)),
         ("VM.GPU.A10.1", Accelerator(NVIDIA_GPU, 1)),

@@ -118,7 +118,7 @@ def test_spot_price_positive():
 
 def test_catalog_facts():
     assert lookup_accelerator("g4dn.xlarge") == Accelerator(
-        resource="nvidia.com/gpu", count=1, vendor="nvidia", model="T4"
+        resource="nvidia.com/gpu", count=1, vendor="nvidia", model="T4", memory_mib=16384
     )
     assert lookup_accelerator("p3.2xlarge").model == "V100"
     assert lookup_accelerator("trn1.2xlarge").resource == "aws.amazon.com/neuron"
