@@ -400,7 +400,7 @@ RULES: list[tuple[str, dict[str, Any], str, str]] = [
     ("spot max price", {"spot": {"max_price": 1.5}}, "spot.max_price", "1.5 can't be used: Karpenter can't cap the spot price"),
     ("spot without spot capacity", {"capacity_types": ["on-demand"], "spot": {}}, "spot", "has no 'spot'"),
     ("empty instance types", {"instance_types": []}, "instance_types", "must not be empty"),
-    ("instance type syntax", {"instance_types": ["g5/xl"]}, "instance_types", "'g5/xl' must be empty or alphanumerics"),
+    ("instance type syntax", {"instance_types": ["g5/xl"]}, "instance_types[0]", "'g5/xl' is not an EC2 instance type"),
     ("architecture", {"architectures": ["x86"]}, "architectures[0]", "'amd64' or 'arm64'"),
     ("gpu count 0", {"gpu_count": 0}, "gpu_count", "greater than or equal to 1"),
     ("gpu name case", {"gpu_names": ["A10G"]}, "gpu_names", "lowercase; 'A10G' would never match"),

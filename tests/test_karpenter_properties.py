@@ -52,7 +52,10 @@ TAG_KEY = st.from_regex(r"[A-Za-z][A-Za-z0-9 ._:/=+@-]{0,20}", fullmatch=True).f
 TAG_VALUE = st.from_regex(r"[A-Za-z0-9 ._:/=+@-]{1,20}", fullmatch=True)
 SELECTOR = st.dictionaries(TAG_KEY, st.one_of(TAG_VALUE, st.just("*")), min_size=1, max_size=3)
 
-NVIDIA_TYPES = sorted(t for t, a in CATALOG.items() if a.resource == NVIDIA_GPU and "." in t[:5])
+# EC2 types only: Karpenter refuses OCI shapes.
+NVIDIA_TYPES = sorted(
+    t for t, a in CATALOG.items() if a.resource == NVIDIA_GPU and not t.startswith(("VM.", "BM."))
+)
 NEURON_TYPES = sorted(t for t, a in CATALOG.items() if a.resource == AWS_NEURON)
 
 

@@ -49,8 +49,11 @@ class PoolComponent(pulumi.ComponentResource):
     ):
         super().__init__(type_token, name, {"spec": pool.summary(), **(props or {})}, opts)
         self.resolved = pool
-        if pool.accelerator is None and (warning := unknown_type_warning(pool.instance_type)):
-            # A new type may well exist: a warning in the plan, not an error.
+        # A new type may well exist: a warning in the plan, not an error. (Karpenter pools
+        # have no single instance type.)
+        instance_type = getattr(pool, "instance_type", None)
+        warning = unknown_type_warning(instance_type) if instance_type else None
+        if warning and getattr(pool, "accelerator", None) is None:
             pulumi.log.warn(warning, resource=self)
         self.scheduling = SchedulingInfo.for_pool(pool.pool_name, pool.taints, pool.accelerator)
 
