@@ -19,6 +19,8 @@ class FleetContext:
     pool_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (cluster, pool) -> path
     entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
     built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
+    # (component class, name) -> (args, preflight result): what the constructors reuse.
+    preflights: dict[tuple[type, str], tuple[Any, Any]] = field(default_factory=dict)
     current: str | None = None  # name of the entry being prepared (for hooks that need it)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from nodepools.fleet.context import FleetContext, FleetEntry
 from nodepools.fleet.governance_refs import prepare_platforms, prepare_quotas
 from nodepools.fleet.recipes import place_fleet_recipes, prepare_recipe
+from nodepools.preflight import offer_preflights
 from nodepools.specs.base import (
     Issue,
     SpecError,
@@ -237,6 +238,7 @@ def _validate_entry(
         except SpecError as exc:
             issues.extend(_entry_issue(path, issue, model) for issue in exc.issues)
             return None
+        ctx.preflights[(component_class, name)] = (model, resolved)
         # Two entries may not make two pools of one name where the cloud needs it unique.
         pool_name = getattr(resolved, "pool_name", None)
         if pool_name is not None:
@@ -280,9 +282,10 @@ def _entry_issue(path: str, issue: Issue, model: Any) -> Issue:
 def deploy_fleet(config: Mapping[str, Any]) -> dict[str, Any]:
     """Validate the whole fleet, then create its components; returns them by name."""
     entries, ctx = validate_fleet(config)
-    for entry in entries:
-        component_class, _ = SECTIONS[entry.section][entry.component].load()
-        ctx.built[entry.name] = component_class(entry.name, entry.args)
+    with offer_preflights(ctx.preflights):
+        for entry in entries:
+            component_class, _ = SECTIONS[entry.section][entry.component].load()
+            ctx.built[entry.name] = component_class(entry.name, entry.args)
     return ctx.built
 
 

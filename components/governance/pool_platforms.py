@@ -20,6 +20,7 @@ from nodepools.governance.osmo_documents import OsmoDocument, osmo_documents
 from nodepools.governance.osmo_kubernetes import kubernetes_args
 from nodepools.governance.platform_objects import PlatformsPlan, render_platforms
 from nodepools.outputs import known_output
+from nodepools.preflight import checked
 from nodepools.specs.base import parse_spec
 from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
 from nodepools.specs.platforms import PoolPlatformsArgs
@@ -121,7 +122,7 @@ class PoolPlatforms(pulumi.ComponentResource):
         return cls(name, args, opts)
 
     def __init__(self, name: str, args: Any, opts: pulumi.ResourceOptions | None = None):
-        spec, build = self.preflight(name, args)
+        spec, build = checked(self, name, args)
         plan = build.kubernetes
         documents = [
             {"type": d.config_type, "name": d.name, "document": d.document} for d in build.osmo

@@ -16,6 +16,7 @@ from nodepools.documentation import documented
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.manifests import validate_rendered
 from nodepools.outputs import known_output
+from nodepools.preflight import checked
 from nodepools.specs.base import parse_spec
 from nodepools.specs.quotas import PoolQuotasArgs
 
@@ -52,7 +53,7 @@ class PoolQuotas(pulumi.ComponentResource):
         args: PoolQuotasArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        plan = self.preflight(name, args)
+        plan = checked(self, name, args)
         # The quota table is registered as the component's inputs, for `plan` and
         # `pulumi stack export`.
         props = {

@@ -10,6 +10,7 @@ from nodepools.backends.karpenter import manifest_issues, render_manifests
 from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.pools.pool_component import PoolComponent
+from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.base import Issue, SpecError, join_path, parse_spec
 from nodepools.specs.karpenter import (
@@ -88,7 +89,9 @@ class KarpenterNodePool(PoolComponent):
         args: KarpenterNodePoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        pool, manifests = prepare_pool(args, name, f"KarpenterNodePool {name!r}")
+        pool = checked(self, name, args)
+        # Rendered again (cheap and deterministic): the preflight validated this very render.
+        manifests = render_manifests(pool)
         super().__init__(self.TYPE, name, pool, opts)  # type: ignore[arg-type]
         self.scheduling = karpenter_scheduling(pool)
         built = backend_for("karpenter").build_pool(name, pool, self, manifests)

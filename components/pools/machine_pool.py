@@ -7,6 +7,7 @@ from typing import Any
 import pulumi
 from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
+from nodepools.preflight import checked
 from nodepools.specs.base import parse_spec
 from nodepools.specs.pools import MachinePoolArgs, ResolvedPool, resolve_pool
 
@@ -32,7 +33,7 @@ class MachinePool(PoolComponent):
         args: MachinePoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        pool = self.preflight(name, args)
+        pool = checked(self, name, args)
         super().__init__(self.TYPE, name, pool, opts)
         self._build(name)
         self.register_outputs(self._pool_outputs())

@@ -7,6 +7,7 @@ from typing import Any
 import pulumi
 from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
+from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.base import parse_spec
 from nodepools.specs.pools import ResolvedPool
@@ -49,7 +50,7 @@ class SharedNodePool(PoolComponent):
         args: SharedNodePoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        pool = self.preflight(name, args)
+        pool = checked(self, name, args)
         self.pool_description: SharedPoolDescription = describe_shared_pool(pool)
         super().__init__(self.TYPE, name, pool, opts)
         self.scheduling = SchedulingInfo.for_pool(

@@ -22,6 +22,9 @@ M = TypeVar("M", bound=BaseModel)
 
 def check_when_resolved(model: M, subject: str, prefix: str = "") -> M:
     """`model` with every Output in its wired fields checked when it resolves."""
+    # Most specs hold no Output at all: one cheap scan spares them the walk with paths.
+    if not _holds_output(model):
+        return model
     updates: dict[str, Any] = {}
     for name, info in type(model).model_fields.items():
         value = getattr(model, name)
@@ -33,6 +36,18 @@ def check_when_resolved(model: M, subject: str, prefix: str = "") -> M:
         if new is not value:
             updates[name] = new
     return model.model_copy(update=updates) if updates else model
+
+
+def _holds_output(value: Any) -> bool:
+    if is_output(value):
+        return True
+    if isinstance(value, BaseModel):
+        return any(_holds_output(item) for item in value.__dict__.values())
+    if isinstance(value, list | tuple):
+        return any(_holds_output(item) for item in value)
+    if isinstance(value, dict):
+        return any(_holds_output(item) for item in value.values())
+    return False
 
 
 def is_wired(info: Any) -> bool:

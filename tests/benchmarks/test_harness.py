@@ -6,13 +6,15 @@ import json
 import subprocess
 import sys
 
+import pytest
 from nodepools.fleet.deploy import deploy_fleet, validate_fleet
 from nodepools.offline import run
 
 from benchmarks.__main__ import main
-from benchmarks.bench_fleet import _records, replay_program
+from benchmarks.bench_fleet import _records, fit_exponent
 from benchmarks.bench_import import CLOUD_SDKS
 from benchmarks.fleet_generator import availability, generate_fleet
+from benchmarks.floors import FLOORS, check_same, floor_program
 from benchmarks.harness import Row, Section
 from benchmarks.report import END, START, render, rewrite_readme
 
@@ -46,16 +48,29 @@ def test_generated_fleet_is_valid():
     assert len(entries) == sum(len(config[key]) for key in config if key != "clusters")
 
 
-def test_replay_registers_the_same_resources_with_the_same_parents():
+@pytest.mark.parametrize("floor", FLOORS)
+def test_each_floor_registers_what_the_plan_registered(floor):
     config, _ = generate_fleet(len(availability().included))
-    planned = run(lambda: deploy_fleet(config))
-    replayed = run(replay_program(_records(planned)))
+    records = _records(run(lambda: deploy_fleet(config)))
+    replayed = run(floor_program(records, floor))
+    check_same(records, replayed)  # inputs, parent, dependencies and options, one by one
+    assert {r.urn for r in replayed.resources} == {r["urn"] for r in records}
 
-    def shape(capture):
-        return sorted((r.urn, r.type, r.name, r.custom, r.parent) for r in capture.resources)
 
-    assert shape(replayed) == shape(planned)
-    assert replayed.component_outputs.keys() == planned.component_outputs.keys()
+def test_a_floor_that_registers_something_else_is_refused():
+    config, _ = generate_fleet(len(availability().included))
+    records = _records(run(lambda: deploy_fleet(config)))
+    replayed = run(floor_program(records, "raw"))
+    tampered = [dict(r) for r in records]
+    first_custom = next(r for r in tampered if r["custom"])
+    first_custom["options"] = {**first_custom["options"], "ignoreChanges": ["somethingElse"]}
+    with pytest.raises(AssertionError, match="1 differ"):
+        check_same(tampered, replayed)
+
+
+def test_the_exponent_fit_reads_linear_and_quadratic_costs():
+    assert fit_exponent({10: 1.0, 100: 10.0, 1000: 100.0}) == pytest.approx(1.0)
+    assert fit_exponent({10: 1.0, 100: 100.0, 1000: 10000.0}) == pytest.approx(2.0)
 
 
 def test_rewrite_replaces_only_the_generated_part(tmp_path):
@@ -94,9 +109,11 @@ def test_quick_run_writes_a_table_with_every_benchmark(tmp_path):
     for expected in (
         "| **Import cost** | `import nodepools` time / `import pulumi, pydantic` |",
         "| cloud SDKs loaded by `import nodepools` | none |",
-        "| **Fleet plan** | fleet kinds included |",
-        "overhead ratio plan / raw replay, warm, CPU time",
-        "CPU time per registration across N",
+        "| **Fleet plan** | mixed fleet of 10 pools",
+        "cold (fresh process): plan / raw floor",
+        "warm CPU: plan / raw floor",
+        "plan / provider-SDK floor",
+        "fitted exponent of warm CPU time",
         "| **Validation** | 1,000 custom resources validated after one compile |",
         "| **Placement** |",
         "Machine: ",
