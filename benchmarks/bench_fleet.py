@@ -41,6 +41,7 @@ MIXED_KINDS = (
     "KarpenterNodePool",
 )
 MIXED_POOLS = 120
+MIXED_ROUNDS = 3
 COLD_TARGET = 1.3
 WARM_TARGET = 1.15
 # Sizes of the every-kind fleet over which the cost must stay linear.
@@ -163,10 +164,28 @@ def fit_exponent(points: dict[int, float]) -> float:
     )
 
 
+def _best_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per process kind, the best cold and the best warm figures over the rounds."""
+    best: dict[str, Any] = {}
+    for kind in rounds[0]:
+        runs = [r[kind] for r in rounds]
+        merged = dict(runs[0])
+        for key in ("cold_s", "cold_cpu_s", "warm_s", "warm_cpu_s"):
+            values = [run[key] for run in runs if run.get(key) is not None]
+            merged[key] = min(values) if values else None
+        best[kind] = merged
+    return best
+
+
 def _mixed(quick: bool, repeats: int) -> tuple[list[Row], dict[str, Any]]:
-    """The user's fleet: 120 pools of the mixed kinds, cold and warm, against both floors."""
+    """The user's fleet: 120 pools of the mixed kinds, cold and warm, against both floors.
+
+    Plan and floors run in alternation, several rounds of fresh processes, and each keeps
+    its best figures: a shared machine's load then hits all three alike."""
     pools = 10 if quick else MIXED_POOLS
-    result = measure(pools, repeats, {"only": list(MIXED_KINDS), "extras": []})
+    kinds = {"only": list(MIXED_KINDS), "extras": []}
+    rounds = [measure(pools, repeats, kinds) for _ in range(1 if quick else MIXED_ROUNDS)]
+    result = _best_of(rounds)
     plan, raw, sdk = result["plan"], result["raw"], result["sdk"]
     cold_raw, cold_sdk = plan["cold_s"] / raw["cold_s"], plan["cold_s"] / sdk["cold_s"]
     warm_raw = _warm(plan, "cpu_") / _warm(raw, "cpu_")

@@ -23,7 +23,10 @@ from typing import Any
 
 from .harness import Row, Section, Table, fmt_seconds, median, run_child, verdict
 
-TARGET_RATIO = 1.3
+# Issue 19: `import nodepools` <= 0.2x the baseline, first use <= 1.2x; memory as before.
+IMPORT_TARGET = 0.2
+FIRST_USE_TARGET = 1.2
+RSS_TARGET = 1.3
 CLOUD_SDKS = ("pulumi_aws", "pulumi_oci", "pulumi_kubernetes", "httpx")
 
 FIRST_USE = """\
@@ -105,26 +108,31 @@ def section(quick: bool) -> Section:
             "`import nodepools` time / `import pulumi, pydantic`",
             f"{imported['time_ratio']:.2f}x ({fmt_seconds(imported['seconds'])} vs "
             f"{fmt_seconds(base['seconds'])})",
-            f"<= {TARGET_RATIO}x",
-            imported["time_ratio"] <= TARGET_RATIO,
+            f"<= {IMPORT_TARGET}x",
+            imported["time_ratio"] <= IMPORT_TARGET,
         ),
         Row(
             "`import nodepools` peak RSS / baseline",
             f"{imported['rss_ratio']:.2f}x ({imported['rss_mb']:.1f} MB vs "
             f"{base['rss_mb']:.1f} MB)",
-            f"<= {TARGET_RATIO}x",
-            imported["rss_ratio"] <= TARGET_RATIO,
+            f"<= {RSS_TARGET}x",
+            imported["rss_ratio"] <= RSS_TARGET,
         ),
         Row(
             "first use (`from nodepools import MachinePool` + one `MachinePoolArgs`) / baseline",
             f"{first['time_ratio']:.2f}x ({fmt_seconds(first['seconds'])}, "
             f"{first['rss_mb']:.1f} MB)",
-            f"(<= {TARGET_RATIO}x)",
-            first["time_ratio"] <= TARGET_RATIO,
+            f"<= {FIRST_USE_TARGET}x",
+            first["time_ratio"] <= FIRST_USE_TARGET,
         ),
         Row(
             "first use / baseline with pydantic's model machinery imported",
             f"{first['models_ratio']:.2f}x (vs {fmt_seconds(models['seconds'])})",
+        ),
+        Row(
+            "pydantic's model machinery alone / baseline (what any library of pydantic "
+            "models pays on first use)",
+            f"{models['seconds'] / base['seconds']:.2f}x",
         ),
         Row(
             "cloud SDKs loaded by `import nodepools`",

@@ -8,6 +8,7 @@ from collections import Counter
 import pulumi
 import pulumi_aws as aws
 from nodepools.backends import BuiltPool
+from nodepools.backends.asg_tag import AutoscalingGroupTag
 from nodepools.specs.eks_ami import default_ami_type
 from nodepools.specs.labels import POOL_LABEL
 from nodepools.specs.pools import ResolvedPool
@@ -144,14 +145,11 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         asg_name = node_group.resources.apply(first_asg_name)
         tags = autoscaler_node_template_tags(pool)
         for key, child_name in asg_tag_names(name, tags).items():
-            aws.autoscaling.Tag(
+            AutoscalingGroupTag(
                 child_name,
-                aws.autoscaling.TagArgs(
-                    autoscaling_group_name=asg_name,
-                    tag=aws.autoscaling.TagTagArgs(
-                        key=key, value=tags[key], propagate_at_launch=False
-                    ),
-                ),
+                asg_name,
+                key,
+                tags[key],
                 # Named `<pool>-asg-tag-label/<key>` before names lost their slashes.
                 opts=pulumi.ResourceOptions(
                     parent=parent, aliases=[pulumi.Alias(name=_legacy_asg_tag_name(name, key))]

@@ -45,7 +45,6 @@ class SpecModel(BaseModel, metaclass=_RaisesSpecError):
         arbitrary_types_allowed=True,
         validate_default=False,
         str_strip_whitespace=False,
-        defer_build=True,
     )
 
 
