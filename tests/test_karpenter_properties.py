@@ -44,6 +44,12 @@ TAINT = st.builds(
     st.one_of(st.none(), LABEL_VALUE),
     st.sampled_from(["NoSchedule", "PreferNoSchedule", "NoExecute"]),
 )
+
+
+def _identity(taint: dict[str, Any]) -> tuple[str, str]:
+    return taint["key"], taint["effect"]
+
+
 DURATION = st.one_of(st.just("Never"), st.from_regex(r"([0-9]{1,3}(s|m|h)){1,2}", fullmatch=True))
 GRACE = st.from_regex(r"([0-9]{1,3}(s|m|h)){1,2}", fullmatch=True)
 TAG_KEY = st.from_regex(r"[A-Za-z][A-Za-z0-9 ._:/=+@-]{0,20}", fullmatch=True).filter(
@@ -110,9 +116,11 @@ def instance_choices(draw: Any) -> tuple[dict[str, Any], str | None, int]:
         return {"instance_types": types}, CATALOG[types[0]].resource, step
     if mode == "gpu-reqs":
         args: dict[str, Any] = {"gpu_count": draw(st.sampled_from([1, 2, 4, 8]))}
-        if draw(st.booleans()):
-            args["gpu_names"] = draw(_subset(["t4", "a10g", "l4", "h100"]))
         maker = draw(st.sampled_from([None, "nvidia", "amd"]))
+        if draw(st.booleans()):
+            # Names of the maker's GPUs: an AMD pool asking for an NVIDIA name is an error.
+            names = ["radeon-pro-v520"] if maker == "amd" else ["t4", "a10g", "l4", "h100"]
+            args["gpu_names"] = draw(_subset(names))
         if maker:
             args["gpu_manufacturers"] = [maker]
         resource = "amd.com/gpu" if maker == "amd" else NVIDIA_GPU
@@ -164,8 +172,10 @@ def valid_args(draw: Any) -> dict[str, Any]:
     if draw(st.booleans()):
         args["architectures"] = draw(_subset(["amd64", "arm64"]))
     args["labels"] = draw(st.dictionaries(LABEL_KEY, LABEL_VALUE, max_size=4))
-    args["taints"] = requirements.get("taints", []) + draw(st.lists(TAINT, max_size=3))
-    args["startup_taints"] = draw(st.lists(TAINT, max_size=2))
+    # One taint per key and effect (two are an error, tested on their own).
+    taints = requirements.get("taints", []) + draw(st.lists(TAINT, max_size=3))
+    args["taints"] = list({(t["key"], t["effect"]): t for t in reversed(taints)}.values())
+    args["startup_taints"] = draw(st.lists(TAINT, max_size=2, unique_by=_identity))
     limits: dict[str, Any] = {}
     if draw(st.booleans()):
         limits["cpu"] = draw(st.one_of(st.integers(0, 10000), st.integers(1, 9999).map(lambda n: f"{n}m")))  # fmt: skip

@@ -92,7 +92,7 @@ def oke_pool():
         "oke-a10",
         {
             "cluster": OKE,
-            "instance_type": "BM.GPU.A10.4",
+            "instance_type": "VM.GPU.A10.2",  # spot: OCI has no preemptible bare metal
             "autoscaling": {"min_replicas": 1, "max_replicas": 4},
             "taints": ["nvidia.com/gpu=true:NoSchedule", "dedicated=ml:NoExecute"],
             "labels": {"team": "ml"},

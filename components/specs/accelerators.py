@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import Literal
 
 from nodepools.specs.base import SpecModel
-from nodepools.specs.instance_types import catalog_accelerators
+from nodepools.specs.instance_types import catalog_accelerators, instance_type
 from nodepools.specs.labels import LabelKey
 from pydantic import Field
 
@@ -59,6 +59,30 @@ def is_bare_metal(shape: str) -> bool:
 def is_flex(shape: str) -> bool:
     """OCI flexible shapes take `ocpus` and `memory_gb`."""
     return shape.endswith(".Flex")
+
+
+def flex_bounds_problem(
+    shape: str, field: str, value: float, ocpus: float | None = None
+) -> str | None:
+    """Why `value` OCPUs or GB is more than one VM of the flexible `shape` can have (the
+    catalog's documented maxima, per shape and per OCPU); None when it fits or the
+    catalog has no bounds for the shape."""
+    entry = instance_type(shape)
+    bounds = entry.flex if entry is not None else None
+    if bounds is None:
+        return None
+    most = bounds.max_ocpus if field == "ocpus" else bounds.max_memory_gb
+    if value > most:
+        unit = "OCPUs" if field == "ocpus" else "GB"
+        return f"{value:g} is more than {shape}'s {most:,} {unit} per VM"
+    if field == "memory_gb" and ocpus is not None:
+        per_ocpu = bounds.max_memory_gb_per_ocpu * ocpus
+        if value > per_ocpu:
+            return (
+                f"{value:g} GB is more than {shape} allows with {ocpus:g} OCPUs "
+                f"({bounds.max_memory_gb_per_ocpu} GB per OCPU: at most {per_ocpu:g})"
+            )
+    return None
 
 
 def flex_size_problem(shape: str, field: str, value: float | None) -> str | None:

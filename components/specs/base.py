@@ -9,6 +9,7 @@ package never imports pulumi.
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -45,6 +46,11 @@ class SpecModel(BaseModel, metaclass=_RaisesSpecError):
         arbitrary_types_allowed=True,
         validate_default=False,
         str_strip_whitespace=False,
+        # A stack's YAML gives real numbers and booleans: "3", true for a count, or "yes"
+        # and 1 for a flag are mistakes, never values to coerce.
+        strict=True,
+        # inf and NaN pass `gt=0` checks and then fail inside the engine, after registrations.
+        allow_inf_nan=False,
     )
 
 
@@ -110,7 +116,8 @@ def format_path(loc: Iterable[Any], prefix: str = "") -> str:
         elif isinstance(part, str) and part.isidentifier():
             out += f".{part}" if out else part
         else:
-            out += f'["{part}"]'
+            # JSON's quoting: a key with a quote or a newline in it stays one readable key.
+            out += f"[{json.dumps(str(part), ensure_ascii=False)}]"
     return out
 
 
@@ -205,6 +212,14 @@ def issues_from_validation_error(
             message = f"unknown kind {_quote(error['ctx']['tag'])}; expected one of {expected}"
         elif kind == "union_tag_not_found":
             message = "needs a `kind`"
+        elif is_output(error.get("input")):
+            # Only fields documented as taking Outputs do (their value is checked when it
+            # resolves); this one decides what is built, so it must be known now.
+            message = (
+                "an Output is not allowed here: this value decides which resources the "
+                "component creates, so it must be a plain value when the program runs "
+                "(from stack config, say), not another resource's output"
+            )
         else:
             message = (
                 f"{error['msg'][0].lower()}{error['msg'][1:]} (got {_quote(error['input'], loc)})"

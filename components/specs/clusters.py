@@ -53,7 +53,7 @@ class EksCluster(SpecModel):
     @field_validator("node_role_arn")
     @classmethod
     def _role_arn(cls, value):
-        if isinstance(value, str) and not _ROLE_ARN.match(value):
+        if isinstance(value, str) and not _ROLE_ARN.fullmatch(value):
             raise ValueError(
                 f"{value!r} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)"
             )
@@ -116,6 +116,8 @@ class ClusterCapabilities(SpecModel):
         description="Boot volume (GiB) an accelerator pool gets when it names none; default "
         "None leaves the cloud's default, when that already fits GPU images.",
     )
+    max_nodes: int = Field(description="Most nodes one pool can ask for on this cloud.")
+    max_nodes_why: str = Field(description="Where that limit comes from, quoted in errors.")
 
 
 CAPABILITIES: dict[str, ClusterCapabilities] = {
@@ -131,6 +133,12 @@ CAPABILITIES: dict[str, ClusterCapabilities] = {
         # (eksctl-io/eksctl#780), GKE uses 100 GB; accelerator nodes pull the largest
         # images, so 100 GiB.
         accelerator_boot_volume_gb=100,
+        # EKS's own quota (nodes per managed node group, 450 by default) can be raised on
+        # request, so it is not a refusal here; no cluster goes past Kubernetes' limit.
+        max_nodes=5000,
+        max_nodes_why="a Kubernetes cluster supports at most 5,000 nodes (kubernetes.io, "
+        "Considerations for large clusters); EKS's quota of nodes per managed node group "
+        "is 450 unless raised",
     ),
     "oke": ClusterCapabilities(
         title="OKE node pools",
@@ -142,6 +150,9 @@ CAPABILITIES: dict[str, ClusterCapabilities] = {
         # one GPU framework image does not fit. The node's cloud-init grows the root
         # filesystem to the volume (oci-growfs), without which the size would go unused.
         accelerator_boot_volume_gb=100,
+        max_nodes=2000,
+        max_nodes_why="an OKE enhanced cluster has at most 2,000 managed nodes (a basic "
+        "cluster 1,000; OCI docs, Kubernetes Engine Limits)",
     ),
     "rosa": ClusterCapabilities(
         title="ROSA Classic machine pools",
@@ -151,6 +162,9 @@ CAPABILITIES: dict[str, ClusterCapabilities] = {
         multi_az_replicas_multiple=3,
         replicas_multiple_why="a multi-AZ cluster spreads every machine pool evenly over "
         "its 3 availability zones",
+        max_nodes=180,
+        max_nodes_why="a ROSA Classic cluster is supported up to 180 compute nodes (Red Hat, "
+        "ROSA limits and scalability)",
     ),
 }
 

@@ -94,7 +94,7 @@ _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9
 
 def _pattern_check(pattern: re.Pattern[str], what: str) -> Any:
     def check(value: str) -> str:
-        if not pattern.match(value):
+        if not pattern.fullmatch(value):
             raise ValueError(f"{value!r} is not {what}")
         return value
 
@@ -174,7 +174,7 @@ class Budget(SpecModel):
     @classmethod
     def _schedule(cls, schedule: str | None) -> str | None:
         if schedule is not None and not (
-            _CRON_MACRO.match(schedule) or _CRON_FIELDS.match(schedule)
+            _CRON_MACRO.fullmatch(schedule) or _CRON_FIELDS.fullmatch(schedule)
         ):
             raise ValueError(
                 f"{schedule!r} is not a cron expression of 5 fields (e.g. '0 9 * * 1-5') "
@@ -185,7 +185,7 @@ class Budget(SpecModel):
     @field_validator("duration")
     @classmethod
     def _duration(cls, duration: str | None, info: ValidationInfo) -> str | None:
-        if duration is not None and not _BUDGET_DURATION.match(duration):
+        if duration is not None and not _BUDGET_DURATION.fullmatch(duration):
             raise ValueError(f"{duration!r} is not a duration in hours and minutes, e.g. '8h'")
         if "schedule" in info.data and (info.data["schedule"] is None) != (duration is None):
             given = "schedule" if duration is None else "duration"
@@ -238,7 +238,7 @@ def _limit_value(value: Any) -> Any:
         raise ValueError(f"{value!r} is not a quantity (a number or a string such as '64Gi')")
     if isinstance(value, int) and value < 0:
         raise ValueError(f"{value!r} is negative; a limit is at least 0")
-    if isinstance(value, str) and not _QUANTITY.match(value):
+    if isinstance(value, str) and not _QUANTITY.fullmatch(value):
         raise ValueError(f"{value!r} is not a non-negative quantity such as '16', '500m', '64Gi'")
     return value
 
@@ -392,7 +392,7 @@ class KarpenterNodePoolArgs(SpecModel):
             raise ValueError("One of `node_class` or `node_class_name` is required.")
         if name is not None and node_class is not None:
             raise ValueError("Only one of `node_class` or `node_class_name` can be provided.")
-        if name is not None and (len(name) > 253 or not _DNS_SUBDOMAIN.match(name)):
+        if name is not None and (len(name) > 253 or not _DNS_SUBDOMAIN.fullmatch(name)):
             raise ValueError(
                 f"{name!r} is not a Kubernetes object name (lowercase alphanumerics, '-' and "
                 "'.', at most 253 characters)"

@@ -46,6 +46,8 @@ class InstanceRequirements(Protocol):
     def instance_categories(self) -> Any: ...
     @property
     def gpu_manufacturers(self) -> Any: ...
+    @property
+    def gpu_names(self) -> Any: ...
 
 
 _GPU_MAKERS = {"nvidia": NVIDIA_GPU, "amd": AMD_GPU}
@@ -160,8 +162,112 @@ _INSTANCE_FIELDS: tuple[tuple[str, Any], ...] = (
 )
 
 
+_MEMORY_OR_PROFILE = re.compile(r"-(\d+gb|\d+q)$")
+# Models the catalog names differently from Karpenter's label (scripts/instance_catalog.py).
+_RENAMED = {"rtx-pro-6000": "rtx-pro-server-6000"}
+
+
+def gpu_label_name(model: str) -> str:
+    """Karpenter's `instance-gpu-name` for a catalog model: lowercase, without the memory
+    size or vGPU profile the catalog adds (`A100-40GB` -> `a100`, `L4-3Q` -> `l4`)."""
+    name = _MEMORY_OR_PROFILE.sub("", model.lower())
+    return _RENAMED.get(name, name)
+
+
+# Karpenter's `instance-gpu-name` values by maker, from the catalog.
+_GPU_NAME_MAKERS: dict[str, str] = {
+    gpu_label_name(accelerator.model): maker
+    for accelerator in CATALOG.values()
+    if accelerator.model
+    for maker, resource in _GPU_MAKERS.items()
+    if accelerator.resource == resource
+}
+
+
+def _family_of(instance_type: str) -> str:
+    return instance_type.split(".", 1)[0]
+
+
+def _category_of(family: str) -> str | None:
+    found = _FAMILY.match(family)
+    return found["category"] if found else None
+
+
+def unsatisfiable_issues(args: InstanceRequirements) -> list[Issue]:
+    """Requirements no instance can meet together (Karpenter ANDs them, and a NodePool
+    nothing satisfies registers fine and never launches): each an error naming both."""
+    issues: list[Issue] = []
+
+    def exclusive(path: str, values: Any, other: str, allowed: Any, key: Any) -> None:
+        if values and allowed and not any(key(value) in allowed for value in values):
+            issues.append(
+                Issue(
+                    path,
+                    f"{list(values)!r}: none of them is in `{other}` {list(allowed)!r}, and "
+                    "Karpenter needs both: no instance type can satisfy the pool",
+                )
+            )
+
+    exclusive(
+        "instance_types",
+        args.instance_types,
+        "instance_families",
+        args.instance_families,
+        _family_of,
+    )
+    exclusive(
+        "instance_types",
+        args.instance_types,
+        "instance_categories",
+        args.instance_categories,
+        lambda value: _category_of(_family_of(value)),
+    )
+    exclusive(
+        "instance_families",
+        args.instance_families,
+        "instance_categories",
+        args.instance_categories,
+        _category_of,
+    )
+    names, makers = args.gpu_names or [], args.gpu_manufacturers or []
+    known = {name: _GPU_NAME_MAKERS[name] for name in names if name in _GPU_NAME_MAKERS}
+    if makers and names and len(known) == len(names) and not set(known.values()) & set(makers):
+        listed = ", ".join(f"{name} ({maker})" for name, maker in known.items())
+        issues.append(
+            Issue(
+                "gpu_names",
+                f"{listed}: none is made by `gpu_manufacturers` {list(makers)!r}; no "
+                "instance type can satisfy both",
+            )
+        )
+    if names and args.instance_types:
+        models = {
+            t: gpu_label_name(a.model) for t in args.instance_types if (a := lookup_accelerator(t))
+        }
+        if len(models) == len(args.instance_types) and not set(models.values()) & set(names):
+            issues.append(
+                Issue(
+                    "gpu_names",
+                    f"{list(names)!r}: none of `instance_types` {list(args.instance_types)!r} "
+                    f"has one (they carry {', '.join(sorted(set(models.values())))}); no "
+                    "instance type can satisfy both",
+                )
+            )
+    return issues
+
+
 def accelerator_profile(args: InstanceRequirements, issues: list[Issue]) -> AcceleratorProfile:
     """Intersect what each requirement allows; report mixes and contradictions."""
+    reported = len(issues)
+    profile = _profile(args, issues)
+    # Values each rule accepts may still exclude each other; said once the rules pass.
+    if len(issues) == reported and (contradictions := unsatisfiable_issues(args)):
+        issues.extend(contradictions)
+        return AcceleratorProfile()
+    return profile
+
+
+def _profile(args: InstanceRequirements, issues: list[Issue]) -> AcceleratorProfile:
     allowed: list[tuple[str, frozenset[str]]] = []
     reported = len(issues)
 

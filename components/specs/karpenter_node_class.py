@@ -28,13 +28,13 @@ _ALIAS_MAX = 30
 
 
 def _aws_tag_problem(key: str, value: str, *, selector: bool) -> str | None:
-    if not key or len(key) > 128 or not _AWS_TAG_TEXT.match(key):
+    if not key or len(key) > 128 or not _AWS_TAG_TEXT.fullmatch(key):
         return f"tag key {key!r} must be 1 to 128 letters, digits, spaces or '_.:/=+-@' characters"
     if selector and value == "*":
         return None  # Karpenter's wildcard: any value of the tag
     if selector and not value:
         return f"tag {key!r} needs a value; selector terms can't match an empty value"
-    if len(value) > 256 or not _AWS_TAG_TEXT.match(value):
+    if len(value) > 256 or not _AWS_TAG_TEXT.fullmatch(value):
         return (
             f"tag value {value!r} of {key!r} must be at most 256 letters, digits, spaces or "
             "'_.:/=+-@' characters"
@@ -148,7 +148,7 @@ class NodeClassArgs(SpecModel):
             raise ValueError(
                 f"{role!r} is a role ARN; give the role's name ({role.rsplit('/', 1)[-1]!r})"
             )
-        if isinstance(role, str) and not _ROLE_NAME.match(role):
+        if isinstance(role, str) and not _ROLE_NAME.fullmatch(role):
             raise ValueError(
                 f"{role!r} is not an IAM role name (1 to 64 of letters, digits and '+=,.@_-')"
             )
@@ -157,7 +157,7 @@ class NodeClassArgs(SpecModel):
     @field_validator("instance_profile")
     @classmethod
     def _instance_profile(cls, profile: Any) -> Any:
-        if isinstance(profile, str) and not _PROFILE_NAME.match(profile):
+        if isinstance(profile, str) and not _PROFILE_NAME.fullmatch(profile):
             raise ValueError(
                 f"{profile!r} is not an instance profile name (1 to 128 of letters, digits "
                 "and '+=,.@_-')"
@@ -167,7 +167,7 @@ class NodeClassArgs(SpecModel):
     @field_validator("ami_alias")
     @classmethod
     def _alias(cls, alias: str) -> str:
-        found = _ALIAS.match(alias)
+        found = _ALIAS.fullmatch(alias)
         if not found or len(alias) > _ALIAS_MAX:
             raise ValueError(
                 f"{alias!r} is not an AMI alias 'family@version' of at most {_ALIAS_MAX} "

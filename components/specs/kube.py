@@ -50,7 +50,7 @@ def kube_name_problem(name: Any) -> str | None:
     if not isinstance(name, str) or not name:
         return f"{name!r} must be a non-empty string"
     mapped = kube_name(name)
-    if len(mapped) > DNS_LABEL_MAX or not DNS_LABEL.match(mapped):
+    if len(mapped) > DNS_LABEL_MAX or not DNS_LABEL.fullmatch(mapped):
         return (
             f"{name!r} can't name Kubernetes objects: it maps to {mapped!r} (lowercase, '_' "
             "-> '-'), which is not a DNS label (1 to 63 lowercase letters, digits and '-', "
@@ -67,7 +67,7 @@ def _check_name(value: Any) -> str:
 
 
 def _check_dns_label(value: Any) -> str:
-    if not isinstance(value, str) or len(value) > DNS_LABEL_MAX or not DNS_LABEL.match(value):
+    if not isinstance(value, str) or len(value) > DNS_LABEL_MAX or not DNS_LABEL.fullmatch(value):
         raise ValueError(
             f"{value!r} is not a DNS label (1 to 63 lowercase letters, digits and '-', "
             "starting and ending with a letter or digit)"

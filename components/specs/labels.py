@@ -84,12 +84,12 @@ def label_key_problem(key: str) -> str | None:
     if not isinstance(key, str) or not key:
         return f"label key {key!r} must be a non-empty string"
     prefix, slash, name = key.rpartition("/")
-    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix)):
+    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
         return (
             f"label key {key!r} has an invalid prefix {prefix!r}: it must be a DNS "
             "subdomain (lowercase alphanumerics, '-' and '.', at most 253 characters)"
         )
-    if len(name) > 63 or not _NAME.match(name):
+    if len(name) > 63 or not _NAME.fullmatch(name):
         return (
             f"label key {key!r} is not a qualified name: the name part must be 1 to 63 "
             "alphanumerics, '-', '_' or '.', starting and ending with an alphanumeric"
@@ -103,7 +103,7 @@ def label_value_problem(value: str) -> str | None:
         return f"label value {value!r} must be a string"
     if len(value) > 63:
         return f"label value {value!r} is {len(value)} characters long; at most 63 are allowed"
-    if value and not _NAME.match(value):
+    if value and not _NAME.fullmatch(value):
         return (
             f"label value {value!r} must be empty or alphanumerics, '-', '_' or '.', "
             "starting and ending with an alphanumeric"

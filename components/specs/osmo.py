@@ -176,7 +176,7 @@ class OsmoRoleAction(SpecModel):
 
 
 def _semantic_action(value: str) -> str:
-    if not re.match(osmo_facts()["semantic_action_pattern"], value):
+    if not re.fullmatch(osmo_facts()["semantic_action_pattern"], value):
         raise ValueError(
             f"{value!r} is not an OSMO action ('resource:Action', e.g. 'workflow:Create', '*:*')"
         )

@@ -6,7 +6,13 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from nodepools.specs.accelerators import Accelerator, flex_size_problem, lookup_accelerator
+from nodepools.specs.accelerators import (
+    Accelerator,
+    flex_bounds_problem,
+    flex_size_problem,
+    is_bare_metal,
+    lookup_accelerator,
+)
 from nodepools.specs.base import Issue, PathError, SpecError, SpecModel
 from nodepools.specs.clusters import (
     ClusterCapabilities,
@@ -32,7 +38,11 @@ GPU_POOL_DEFAULT_SCALING = Scaling(min_replicas=0, max_replicas=3)
 
 
 def pool_name_problem(name: str) -> str | None:
-    if not isinstance(name, str) or not POOL_NAME_PATTERN.match(name) or len(name) > POOL_NAME_MAX:
+    if (
+        not isinstance(name, str)
+        or not POOL_NAME_PATTERN.fullmatch(name)
+        or len(name) > POOL_NAME_MAX
+    ):
         return (
             f"{name!r} is not a valid pool name: 1 to {POOL_NAME_MAX} lowercase letters, "
             "digits and '-', starting with a letter and ending with a letter or digit"
@@ -41,11 +51,20 @@ def pool_name_problem(name: str) -> str | None:
 
 
 def count_multiple_problem(count: int, cluster: object) -> str | None:
-    """Why `count` nodes can't be asked of `cluster` (multi-AZ ROSA wants multiples of 3)."""
+    """Why `count` nodes can't be asked of `cluster`: more than the cloud allows, or not a
+    multiple it needs (multi-AZ ROSA wants multiples of 3)."""
     caps = capabilities_for(cluster)
-    if caps is None or count % caps.replicas_multiple == 0:
+    if caps is None:
+        return None
+    if count > caps.max_nodes:
+        return _too_many(count, caps)
+    if count % caps.replicas_multiple == 0:
         return None
     return _not_a_multiple(count, caps)
+
+
+def _too_many(count: int, caps: ClusterCapabilities) -> str:
+    return f"{count} is more than the {caps.max_nodes:,} nodes {caps.title} allow: {caps.max_nodes_why}"
 
 
 def _not_a_multiple(count: int, caps: ClusterCapabilities) -> str:
@@ -176,8 +195,8 @@ class PoolArgsBase(SpecModel):
     @field_validator("autoscaling")
     @classmethod
     def _autoscaling_multiples(cls, autoscaling: Scaling | None, info: ValidationInfo):
-        caps = capabilities_for(info.data.get("cluster"))
-        if autoscaling is None or caps is None or caps.replicas_multiple == 1:
+        cluster = info.data.get("cluster")
+        if autoscaling is None or capabilities_for(cluster) is None:
             return autoscaling
         # Raised as one error per bound, so both are reported at their own paths.
         line_errors = [
@@ -185,10 +204,10 @@ class PoolArgsBase(SpecModel):
                 "type": "value_error",
                 "loc": (bound,),
                 "input": count,
-                "ctx": {"error": ValueError(_not_a_multiple(count, caps))},
+                "ctx": {"error": ValueError(problem)},
             }
             for bound in ("min_replicas", "max_replicas")
-            if (count := getattr(autoscaling, bound)) % caps.replicas_multiple
+            if (problem := count_multiple_problem(count := getattr(autoscaling, bound), cluster))
         ]
         if line_errors:
             raise ValidationError.from_exception_data("Scaling", line_errors)
@@ -216,6 +235,19 @@ class PoolArgsBase(SpecModel):
                 f"{spot.max_price!r} can't be used: {caps.title} can't cap the spot price "
                 f"({caps.spot_max_price_why}); remove `max_price`",
             )
+        shape = info.data.get("instance_type")
+        cluster = info.data.get("cluster")
+        if (
+            spot is not None
+            and getattr(cluster, "kind", None) == "oke"
+            and shape
+            and is_bare_metal(shape)
+        ):
+            # OCI: "Preemptible capacity does not support bare metal instances".
+            raise ValueError(
+                f"OCI preemptible capacity can't run bare-metal shapes ({shape}); set "
+                "`spot: null` for on-demand nodes, or use a VM shape for spot"
+            )
         return spot
 
     @field_validator("boot_volume_gb")
@@ -230,6 +262,13 @@ class PoolArgsBase(SpecModel):
     def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
         shape = info.data.get("instance_type")
         if shape and (problem := flex_size_problem(shape, info.field_name, value)):
+            raise ValueError(problem)
+        ocpus = info.data.get("ocpus") if info.field_name == "memory_gb" else None
+        if (
+            shape
+            and value is not None
+            and (problem := flex_bounds_problem(shape, info.field_name, value, ocpus))
+        ):
             raise ValueError(problem)
         return value
 
@@ -255,7 +294,11 @@ class GpuSpotPoolArgs(PoolArgsBase):
     """
 
     spot: Spot | None = Field(
-        default_factory=Spot, description="Spot capacity; default on, uncapped (`{}`)."
+        default_factory=Spot,
+        # Checked as given: OKE refuses preemptible bare-metal nodes, so the default too.
+        validate_default=True,
+        description="Spot capacity; default on, uncapped (`{}`). OKE bare-metal shapes "
+        "have no preemptible capacity: set `spot: null` there.",
     )
 
     @field_validator("accelerator")

@@ -28,7 +28,7 @@ Status = Literal["placed", "waiting", "unshared"]
 
 
 def recipe_name_problem(name: str) -> str | None:
-    if not isinstance(name, str) or len(name) > 63 or not RECIPE_NAME_PATTERN.match(name):
+    if not isinstance(name, str) or len(name) > 63 or not RECIPE_NAME_PATTERN.fullmatch(name):
         return (
             f"{name!r} is not a valid recipe name: it names the Deployment, Service and "
             "container, so 1 to 63 lowercase letters, digits and '-', starting with a letter "
@@ -57,7 +57,7 @@ Quantity = Annotated[str, BeforeValidator(_quantity)]
 
 def _env_names(env: dict[str, str]) -> dict[str, str]:
     for key in env:
-        if not ENV_NAME_PATTERN.match(key):
+        if not ENV_NAME_PATTERN.fullmatch(key):
             raise PathError(
                 key if key.isidentifier() else f'["{key}"]',
                 f"{key!r} is not a valid environment variable name (letters, digits, "

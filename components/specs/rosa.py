@@ -72,7 +72,7 @@ class RosaCluster(HoldsSecret):
     def _cluster_id(cls, value: Any) -> Any:
         if is_output(value):
             return value
-        if not _CLUSTER_ID.match(value):
+        if not _CLUSTER_ID.fullmatch(value):
             raise ValueError(
                 f"{value!r} is not an OCM cluster id (letters, digits, '-' and '_', e.g. "
                 "'2a8lld2m7drto9rj0c6umn9tb4d6f291')"

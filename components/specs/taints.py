@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from nodepools.specs.base import SpecModel
+from nodepools.specs.base import PathError, SpecModel
 from nodepools.specs.labels import LabelKey, label_value_problem
 from pydantic import AfterValidator, Field, model_validator
 
@@ -69,17 +69,32 @@ class Taint(SpecModel):
 
 
 def _normalise(taints: list[Taint]) -> list[Taint]:
-    # A taint is identified by (key, effect): two with the same identity would be
-    # rejected by the API server, so the last one given wins. Sorted for determinism.
-    by_identity: dict[tuple[str, str], Taint] = {}
-    for taint in taints:
-        by_identity[(taint.key, taint.effect)] = taint
-    return sorted(by_identity.values(), key=lambda t: t.sort_key)
+    # Sorted for determinism: the same taints in any order register the same inputs.
+    return sorted(taints, key=lambda t: t.sort_key)
 
 
-Taints = Annotated[list[Taint], AfterValidator(_normalise)]
+def _unique(taints: list[Taint]) -> list[Taint]:
+    """A taint is identified by its key and effect: the API server refuses a node with two
+    of one identity, and keeping either one would depend on the order they were written."""
+    seen: dict[tuple[str, str], int] = {}
+    for index, taint in enumerate(taints):
+        first = seen.setdefault((taint.key, taint.effect), index)
+        if first != index:
+            raise PathError(
+                f"[{index}]",
+                f"{str(taint)!r} has the same key and effect as [{first}] "
+                f"{str(taints[first])!r}; Kubernetes refuses two taints with one key and "
+                "effect: keep one",
+            )
+    return _normalise(taints)
+
+
+Taints = Annotated[list[Taint], AfterValidator(_unique)]
 
 
 def merge_taints(defaults: Iterable[Taint], overrides: Iterable[Taint]) -> list[Taint]:
     """Defaults plus overrides; an override with the same key and effect replaces the default."""
-    return _normalise([*defaults, *overrides])
+    by_identity: dict[tuple[str, str], Taint] = {}
+    for taint in [*defaults, *overrides]:
+        by_identity[(taint.key, taint.effect)] = taint
+    return _normalise(list(by_identity.values()))
