@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv plan test lint typecheck unit bench clean
+.PHONY: venv plan test lint typecheck unit bench bench-instructions clean
 
 venv: $(STAMP)
 
@@ -38,6 +38,10 @@ test: lint unit
 # All five benchmarks, the fresh-clone test suite included; rewrites benchmarks/README.md.
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks --suite
+
+# The mixed-fleet ratios counted in instructions under valgrind (steady under load; minutes).
+bench-instructions: $(STAMP)
+	$(BIN)/python -m benchmarks.instructions
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .typecheck

@@ -119,3 +119,15 @@ def test_quick_run_writes_a_table_with_every_benchmark(tmp_path):
         "Machine: ",
     ):
         assert expected in text, expected
+
+
+def test_the_instruction_counts_children_plan_and_replay(tmp_path):
+    from benchmarks.instructions import child
+
+    records = tmp_path / "records.json"
+    child("plan", 4, 1, records)
+    planned = json.loads(records.read_text())
+    assert planned and {r["type"] for r in planned} >= {"aws:eks/nodeGroup:NodeGroup"}
+    for floor in FLOORS:
+        child(floor, 4, 1, records)  # replays the recorded plan (checked by the tests above)
+    assert json.loads(records.read_text()) == planned

@@ -1,0 +1,122 @@
+"""The mixed-fleet ratios in instructions, not seconds: `python -m benchmarks.instructions`.
+
+Times on a shared 2-core machine move by 10-20% from one run to the next (the warm ratio
+of the same code measured 1.07x and 1.37x an hour apart), which is as large as the
+differences worth measuring. Instruction counts do not move with load. This runs each
+program under valgrind's callgrind in fresh processes that make 0, 1 and 2 plans (or floor
+replays) of the mixed 120-pool fleet; cold = count(1) - count(0), warm = count(2) -
+count(1), so imports before the first plan, interpreter start and the generator cancel
+out. Nine valgrind runs: several minutes; not part of `make bench`
+(`make bench-instructions` runs it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .harness import ROOT, child_env
+
+COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+
+
+def child(mode: str, pools: int, rounds: int, records: Path) -> None:
+    """Make `rounds` plans (mode "plan") or floor replays of the mixed fleet."""
+    from nodepools.offline import run
+
+    if mode == "plan":
+        from nodepools.fleet.deploy import deploy_fleet
+
+        from .bench_fleet import MIXED_KINDS, _records
+        from .fleet_generator import generate_fleet
+
+        config, _ = generate_fleet(pools, only=list(MIXED_KINDS), extras=[])
+        capture = None
+        for _ in range(rounds):
+            capture = run(lambda: deploy_fleet(config))
+        if capture is not None:
+            records.write_text(json.dumps(_records(capture)))
+        return
+    from .floors import floor_program
+
+    program = floor_program(json.loads(records.read_text()), mode)
+    for _ in range(rounds):
+        run(program)
+
+
+def count(mode: str, pools: int, rounds: int, records: Path) -> int:
+    """Instructions of a whole child process under callgrind."""
+    completed = subprocess.run(
+        [
+            "valgrind",
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            "-m",
+            "benchmarks.instructions",
+            "--child",
+            mode,
+            "--n",
+            str(pools),
+            "--rounds",
+            str(rounds),
+            "--records",
+            str(records),
+        ],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = COLLECTED.search(completed.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count from callgrind:\n{completed.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def measure(pools: int) -> dict[str, Any]:
+    """Cold and warm instructions of the plan and of both floors."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
+    result: dict[str, Any] = {"pools": pools}
+    with tempfile.TemporaryDirectory(prefix="bench-instructions-") as tmp:
+        records = Path(tmp) / "records.json"
+        child("plan", pools, 1, records)  # the floors replay what this plan registers
+        for mode in ("plan", "raw", "sdk"):
+            counts = [count(mode, pools, rounds, records) for rounds in (0, 1, 2)]
+            result[mode] = {"cold": counts[1] - counts[0], "warm": counts[2] - counts[1]}
+    for floor in ("raw", "sdk"):
+        for phase in ("cold", "warm"):
+            result[f"plan/{floor} {phase}"] = result["plan"][phase] / result[floor][phase]
+    return result
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--child", choices=("plan", "raw", "sdk"))
+    parser.add_argument("--n", type=int, default=120)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--records", type=Path)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child, args.n, args.rounds, args.records)
+        return 0
+    result = measure(args.n)
+    for mode in ("plan", "raw", "sdk"):
+        cold, warm = result[mode]["cold"], result[mode]["warm"]
+        print(f"{mode:5s} cold {cold / 1e6:8,.0f} M instructions   warm {warm / 1e6:8,.0f} M")
+    for key in ("plan/raw cold", "plan/raw warm", "plan/sdk cold", "plan/sdk warm"):
+        print(f"{key}: {result[key]:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
