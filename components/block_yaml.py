@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 _PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]*")
 # Keys this long can't be YAML simple keys (PyYAML's emitter: `check_simple_key`).
@@ -34,9 +34,13 @@ def _plain(text: str) -> bool:
         return False
     import yaml
 
-    return yaml.SafeDumper.resolve(yaml.SafeDumper, yaml.ScalarNode, text, (True, False)) == (
-        "tag:yaml.org,2002:str"
+    # `resolve` reads only the class's resolver tables, so it is called on the class rather
+    # than on a dumper built for one lookup (the stubs type `self` as an instance).
+    tag = cast(
+        "str",
+        yaml.SafeDumper.resolve(yaml.SafeDumper, yaml.ScalarNode, text, (True, False)),  # pyright: ignore[reportArgumentType, reportUnknownMemberType]
     )
+    return tag == "tag:yaml.org,2002:str"
 
 
 def _scalar(value: Any) -> str:
@@ -64,10 +68,12 @@ def _mapping(
         text = f"{lead}{_scalar(key)}:"
         if isinstance(item, dict) and item:
             lines.append(text)
-            _mapping(item, indent + "  ", lines)
+            _mapping(cast("dict[Any, Any]", item), indent + "  ", lines)
         elif isinstance(item, list) and item:
             lines.append(text)
-            _sequence(item, indent, lines)  # PyYAML does not indent a list under a key
+            _sequence(
+                cast("list[Any]", item), indent, lines
+            )  # PyYAML does not indent a list under a key
         else:
             lines.append(f"{text} {_empty(item)}")
 
@@ -75,7 +81,7 @@ def _mapping(
 def _sequence(value: list[Any], indent: str, lines: list[str]) -> None:
     for item in value:
         if isinstance(item, dict) and item:
-            _mapping(item, indent + "  ", lines, first=f"{indent}- ")
+            _mapping(cast("dict[Any, Any]", item), indent + "  ", lines, first=f"{indent}- ")
         elif isinstance(item, list):
             raise _NotPlain
         else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 
@@ -13,13 +13,14 @@ def _is_plain(value: Any) -> bool:
     if isinstance(value, _PLAIN_SCALARS):
         return True
     if isinstance(value, dict):
-        return all(_is_plain(key) and _is_plain(item) for key, item in value.items())
+        mapping = cast("dict[Any, Any]", value)
+        return all(_is_plain(key) and _is_plain(item) for key, item in mapping.items())
     if isinstance(value, list | tuple):
-        return all(_is_plain(item) for item in value)
+        return all(_is_plain(item) for item in cast("list[Any] | tuple[Any, ...]", value))
     return False
 
 
-def known_output(value: Any) -> pulumi.Output:
+def known_output(value: Any) -> pulumi.Output[Any]:
     """`Output.from_input(value)`, without its cost when `value` is plain data.
 
     `from_input` walks dicts and lists and makes an Output, each with its own asyncio task,

@@ -12,19 +12,21 @@ nothing outlives the fleet's build: a second stack never sees the first one's re
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Generator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-_Key = tuple[type, str, int]
+_Key = tuple[type[Any], str, int]
 _OFFERED: ContextVar[Mapping[_Key, tuple[Any, Any]] | None] = ContextVar(
     "nodepools_preflights", default=None
 )
 
 
 @contextmanager
-def offer_preflights(results: Mapping[tuple[type, str], tuple[Any, Any]]) -> Iterator[None]:
+def offer_preflights(
+    results: Mapping[tuple[type[Any], str], tuple[Any, Any]],
+) -> Generator[None, None, None]:
     """While the block runs, `checked` returns these results: {(class, name): (args, result)}."""
     token = _OFFERED.set(
         {(cls, name, id(args)): (args, result) for (cls, name), (args, result) in results.items()}
@@ -37,7 +39,7 @@ def offer_preflights(results: Mapping[tuple[type, str], tuple[Any, Any]]) -> Ite
 
 def checked(component: Any, name: str, args: Any) -> Any:
     """`type(component).preflight(name, args)`, or the fleet's result for these very args."""
-    cls = type(component)
+    cls: Any = component.__class__
     offered = (_OFFERED.get() or {}).get((cls, name, id(args)))
     if offered is not None and offered[0] is args:
         return offered[1]

@@ -25,7 +25,7 @@ class SchedulingInfo:
 
     node_selector: Mapping[str, str]
     tolerations: tuple[Mapping[str, str], ...] = ()
-    limits: Mapping[str, int] = field(default_factory=dict)
+    limits: Mapping[str, int] = field(default_factory=dict[str, int])
 
     @classmethod
     def for_pool(
@@ -58,8 +58,9 @@ class SchedulingInfo:
         unknown = set(info) - {"nodeSelector", "tolerations", "resources"}
         if unknown:
             raise ValueError(f"not a scheduling info: unknown keys {sorted(unknown)}")
-        resources = info.get("resources") or {}
-        limits = {key: int(value) for key, value in (resources.get("limits") or {}).items()}
+        resources: Mapping[str, Any] = info.get("resources") or {}
+        raw_limits: Mapping[str, Any] = resources.get("limits") or {}
+        limits = {key: int(value) for key, value in raw_limits.items()}
         return cls(
             dict(info.get("nodeSelector") or {}),
             tuple(dict(t) for t in info.get("tolerations") or ()),
@@ -111,9 +112,9 @@ class SchedulingInfo:
         spec["tolerations"] = tolerations
         if self.limits:
             target = _target_container(spec.get("containers") or [], container)
-            resources = target.get("resources") or {}
-            limits = dict(resources.get("limits") or {})
-            requests = resources.get("requests") or {}
+            resources: dict[str, Any] = target.get("resources") or {}
+            limits: dict[str, Any] = dict(resources.get("limits") or {})
+            requests: Mapping[str, Any] = resources.get("requests") or {}
             for resource, count in self.limits.items():
                 # Extended resources need requests equal to limits: an existing request
                 # is the pod's own answer, so the limit follows it.

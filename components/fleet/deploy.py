@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
 from nodepools.fleet.governance_refs import prepare_platforms, prepare_quotas
@@ -32,7 +32,7 @@ from nodepools.specs.base import (
     join_path,
 )
 from nodepools.specs.clusters import ClusterTarget
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 PROJECT = "nodepools"
 CLUSTERS_KEY = "clusters"
@@ -48,7 +48,7 @@ class FleetKind:
     # Turns references in an entry's raw args (e.g. `cluster: gpu-eks`) into values.
     prepare: Callable[[dict[str, Any], FleetContext, str], dict[str, Any]] | None = None
 
-    def load(self) -> tuple[type, type]:
+    def load(self) -> tuple[type[Any], type[BaseModel]]:
         module = importlib.import_module(self.module)
         return getattr(module, self.class_name), getattr(module, self.args_name)
 
@@ -141,7 +141,7 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
             issues.append(
                 Issue(_key(key), f"unknown config key; expected one of {sorted(known_keys)}")
             )
-    clusters = config.get(CLUSTERS_KEY) or {}
+    clusters: Any = config.get(CLUSTERS_KEY) or {}
     if not isinstance(clusters, dict):
         issues.append(
             Issue(
@@ -151,7 +151,7 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
         )
         clusters = {}
     # One by one, so a pool naming a valid cluster is still checked when another is broken.
-    for cluster_name, cluster in clusters.items():
+    for cluster_name, cluster in cast("dict[str, Any]", clusters).items():
         try:
             ctx.clusters[cluster_name] = _CLUSTER.validate_python(cluster)
         except ValidationError as exc:
@@ -163,7 +163,7 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
     entries: list[FleetEntry] = []
     names: dict[str, str] = {}
     for section, kinds in SECTIONS.items():
-        raw_entries = config.get(section) or []
+        raw_entries: Any = config.get(section) or []
         if not isinstance(raw_entries, list):
             issues.append(
                 Issue(
@@ -171,7 +171,7 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
                 )
             )
             continue
-        for index, raw in enumerate(raw_entries):
+        for index, raw in enumerate(cast("list[Any]", raw_entries)):
             path = f"{_key(section)}[{index}]"
             entry = _validate_entry(section, kinds, raw, path, ctx, names, issues)
             if entry is not None:
@@ -201,9 +201,9 @@ def _validate_entry(
     if not isinstance(raw, dict):
         issues.append(Issue(path, f"must be a mapping (got a {type(raw).__name__})"))
         return None
-    args = dict(raw)
-    component = args.pop("component", None)
-    name = args.pop("name", None)
+    args: dict[str, Any] = dict(cast("dict[str, Any]", raw))
+    component: Any = args.pop("component", None)
+    name: Any = args.pop("name", None)
     if component not in kinds:
         issues.append(Issue(f"{path}.component", f"{component!r} is not one of {sorted(kinds)}"))
         return None
@@ -242,7 +242,7 @@ def _validate_entry(
         # Two entries may not make two pools of one name where the cloud needs it unique.
         pool_name = getattr(resolved, "pool_name", None)
         if pool_name is not None:
-            cluster = cluster_identity(getattr(resolved, "cluster", None), raw.get("cluster"))
+            cluster = cluster_identity(getattr(resolved, "cluster", None), args.get("cluster"))
             where = (cluster, pool_name)
             if where in ctx.pool_names:
                 field = "pool_name" if getattr(model, "pool_name", None) else "name"

@@ -15,11 +15,11 @@ first resource of the stack is created.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.platform_objects import render_platforms
-from nodepools.specs.base import Issue, SpecError, parse_spec
+from nodepools.specs.base import Issue, SpecError, SpecModel, parse_spec
 from nodepools.specs.governed_pool import describe_karpenter, describe_resolved
 from nodepools.specs.karpenter import resolve_karpenter_pool
 from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
@@ -36,7 +36,9 @@ def _karpenter(args: Any, name: str) -> tuple[dict[str, Any], Any]:
     return describe_karpenter(resolve_karpenter_pool(args, name), name), None
 
 
-def _managed(resolve: Callable[[Any, str], Any]) -> Callable[[Any, str], tuple[dict, Any]]:
+def _managed(
+    resolve: Callable[[Any, str], Any],
+) -> Callable[[Any, str], tuple[dict[str, Any], Any]]:
     def describe(args: Any, name: str) -> tuple[dict[str, Any], Any]:
         resolved = resolve(args, name)
         return describe_resolved(resolved, name), resolved.cluster
@@ -72,7 +74,11 @@ def _fleet_pool(name: str, ctx: Any, path: str) -> tuple[dict[str, Any], Any] | 
 
 
 def _dry_run(
-    model: type, render: Callable[[str, Any], Any], args: dict[str, Any], ctx: Any, path: str
+    model: type[SpecModel],
+    render: Callable[[str, Any], Any],
+    args: dict[str, Any],
+    ctx: Any,
+    path: str,
 ) -> dict[str, Any]:
     """Validate and render the entry (registering nothing); problems carry config paths."""
     spec = parse_spec(model, args, "fleet", prefix=path)
@@ -88,12 +94,12 @@ def _dry_run(
 
 
 def prepare_quotas(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
-    pools = args.get("pools")
+    pools: Any = args.get("pools")
     if isinstance(pools, list):
         issues: list[Issue] = []
         described: list[Any] = []
         clusters: list[tuple[str, Any]] = []
-        for i, pool in enumerate(pools):
+        for i, pool in enumerate(cast("list[Any]", pools)):
             if not isinstance(pool, str):
                 described.append(pool)
                 continue
@@ -130,13 +136,14 @@ def prepare_platforms(args: dict[str, Any], ctx: Any, path: str) -> dict[str, An
         args = {**args, "pool": found[0]}
     if is_osmo_form(args):
         # The Kubernetes target's pool may name a fleet pool too.
-        target = args.get("kubernetes")
-        named = target.get("pool") if isinstance(target, dict) else None
+        target: Any = args.get("kubernetes")
+        target = cast("dict[str, Any]", target) if isinstance(target, dict) else None
+        named = target.get("pool") if target is not None else None
         if isinstance(named, str) and named in ctx.entries:
             found = _fleet_pool(named, ctx, f"{path}.kubernetes.pool")
             if isinstance(found, Issue):
                 raise SpecError("fleet", [found])
-            args = {**args, "kubernetes": {**target, "pool": found[0]}}
+            args = {**args, "kubernetes": {**(target or {}), "pool": found[0]}}
         return _dry_run(OsmoPlatformsArgs, _build_osmo, args, ctx, path)
     return _dry_run(PoolPlatformsArgs, render_platforms, args, ctx, path)
 

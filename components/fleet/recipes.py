@@ -17,13 +17,20 @@ entry is pinned to its result (`placement`: a pool name, or `false` to wait).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
 from nodepools.specs.base import Issue, SpecError
 from nodepools.specs.recipe import resolve_recipe
 from nodepools.specs.shared import SharedPoolDescription, describe_shared_pool, resolve_shared_pool
-from nodepools.workloads.placement import PlacementError, place_recipes, recipe_demand, shared_pool
+from nodepools.workloads.placement import (
+    PlacementError,
+    RecipeDemand,
+    SharedPool,
+    place_recipes,
+    recipe_demand,
+    shared_pool,
+)
 
 SHARED_POOL_COMPONENT = "SharedNodePool"
 RECIPE_COMPONENT = "Recipe"
@@ -50,13 +57,13 @@ def prepare_recipe(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[s
         return args
     shared = _shared_pools(ctx)
     given = "pools" in args
-    references = args["pools"] if given else sorted(shared)
+    references: Any = args["pools"] if given else sorted(shared)
     if not isinstance(references, list):
         return args  # the model reports the type
     issues: list[Issue] = []
     pools: list[Any] = []
     clusters: dict[str, list[str]] = {}
-    for index, reference in enumerate(references):
+    for index, reference in enumerate(cast("list[Any]", references)):
         where = f"{path}.pools[{index}]" if given else f"{path}.pools"
         if not isinstance(reference, str):
             pools.append(reference)  # a description of a pool created elsewhere
@@ -96,9 +103,9 @@ def place_fleet_recipes(entries: list[FleetEntry]) -> list[FleetEntry]:
     """Place every recipe entry together and pin each to its result."""
     recipes = [e for e in entries if e.component == RECIPE_COMPONENT]
     issues: list[Issue] = []
-    demands = []
-    pools = []
-    paths = {}
+    demands: list[RecipeDemand] = []
+    pools: list[SharedPool] = []
+    paths: dict[str, str] = {}
     for entry in recipes:
         try:
             recipe = resolve_recipe(entry.args, entry.name)
@@ -127,7 +134,7 @@ def place_fleet_recipes(entries: list[FleetEntry]) -> list[FleetEntry]:
                 for p in exc.problems
             ],
         ) from None
-    placed = []
+    placed: list[FleetEntry] = []
     for entry in entries:
         if entry.name in result.assignments:
             pin = result.pool_of(entry.name) or False

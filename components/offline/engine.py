@@ -18,10 +18,10 @@ import json
 import runpy
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 from google.protobuf import json_format
@@ -30,9 +30,13 @@ from nodepools.specs.base import format_path
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 from pulumi.runtime.config import set_all_config
+from pulumi.runtime.proto import engine_pb2, resource_pb2
 from pulumi.runtime.stack import run_in_stack
 
-SECRET_SIG = rpc._special_secret_sig  # the engine's marker of a secret value
+# The engine's marker of a secret value and the key it sits under: the SDK's wire format,
+# exported under private names only.
+SECRET_SIG: str = rpc._special_secret_sig  # pyright: ignore[reportPrivateUsage]
+SIG_KEY: str = rpc._special_sig_key  # pyright: ignore[reportPrivateUsage]
 
 
 @dataclass(frozen=True)
@@ -46,9 +50,11 @@ class CapturedResource:
     parent: str | None
     custom: bool
     dependencies: tuple[str, ...] = ()
-    property_dependencies: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    property_dependencies: Mapping[str, tuple[str, ...]] = field(
+        default_factory=dict[str, tuple[str, ...]]
+    )
     provider: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict[str, Any])
     secret_paths: tuple[str, ...] = ()
     outputs: dict[str, Any] = field(default_factory=dict)
 
@@ -114,12 +120,13 @@ def _find_secret_paths(value: Any, loc: tuple[Any, ...] = ()) -> list[str]:
     names are quoted, so a path always splits back into the keys it was made of)."""
     found: list[str] = []
     if isinstance(value, dict):
-        if value.get(rpc._special_sig_key) == SECRET_SIG:
+        mapping = cast("dict[str, Any]", value)
+        if mapping.get(SIG_KEY) == SECRET_SIG:
             return [format_path(loc)]
-        for key, item in value.items():
+        for key, item in mapping.items():
             found += _find_secret_paths(item, (*loc, key))
     elif isinstance(value, list):
-        for index, item in enumerate(value):
+        for index, item in enumerate(cast("list[Any]", value)):
             found += _find_secret_paths(item, (*loc, index))
     return found
 
@@ -153,17 +160,21 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
             if not loop.is_running():
                 loop.close()
 
-    def Invoke(self, request):
+    # The SDK's MockMonitor methods are unannotated (requests and responses are its protobuf
+    # messages): the members are typed here, the calls to the base class cast.
+    def Invoke(self, request: resource_pb2.ResourceInvokeRequest) -> Any:
         self._thread_loop()
-        return super().Invoke(request)
+        return super().Invoke(request)  # pyright: ignore[reportUnknownMemberType]
 
-    def ReadResource(self, request):
+    def ReadResource(self, request: resource_pb2.ReadResourceRequest) -> Any:
         self._thread_loop()
-        return super().ReadResource(request)
+        return super().ReadResource(request)  # pyright: ignore[reportUnknownMemberType]
 
-    def RegisterResource(self, request):
+    def RegisterResource(
+        self, request: resource_pb2.RegisterResourceRequest
+    ) -> resource_pb2.RegisterResourceResponse:
         self._thread_loop()
-        response = super().RegisterResource(request)
+        response: resource_pb2.RegisterResourceResponse = super().RegisterResource(request)  # pyright: ignore[reportUnknownMemberType]
         if request.type == "pulumi:pulumi:Stack":
             return response
         raw = json_format.MessageToDict(request.object)
@@ -179,7 +190,12 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
             if request.HasField("retainOnDelete")
             else False,
             "importId": request.importId,
-            "aliases": [json_format.MessageToDict(alias) for alias in request.aliases],
+            # The generated stub names the Alias message by a module path that does not
+            # resolve (`pulumi.alias_pb2`), so the repeated field's element type is unknown.
+            "aliases": [
+                json_format.MessageToDict(alias)  # pyright: ignore[reportUnknownArgumentType]
+                for alias in request.aliases  # pyright: ignore[reportUnknownMemberType, reportUnknownVariableType]
+            ],
             "customTimeouts": json_format.MessageToDict(request.customTimeouts),
             "version": request.version,
         }
@@ -197,13 +213,13 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
             provider=request.provider or None,
             options=options,
             secret_paths=tuple(_find_secret_paths(raw)),
-            outputs=_plain(outputs.state) if outputs else {},
+            outputs=_plain(outputs.state) if outputs else {},  # pyright: ignore[reportUnknownMemberType] (the SDK's ResourceRegistration.state is a bare dict)
         )
         with self._lock:
             self.capture.resources.append(resource)
         return response
 
-    def RegisterResourceOutputs(self, request):
+    def RegisterResourceOutputs(self, request: resource_pb2.RegisterResourceOutputsRequest) -> Any:
         outputs = _plain(rpc.deserialize_properties(request.outputs, keep_unknowns=True))
         with self._lock:
             if request.urn.split("::")[-2].endswith("pulumi:pulumi:Stack"):
@@ -212,7 +228,7 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
                 self.capture.stack_outputs.update(outputs)
             else:
                 self.capture.component_outputs[request.urn] = outputs
-        return super().RegisterResourceOutputs(request)
+        return super().RegisterResourceOutputs(request)  # pyright: ignore[reportUnknownMemberType]
 
 
 class _CapturingEngine(pulumi_mocks.MockEngine):
@@ -220,20 +236,21 @@ class _CapturingEngine(pulumi_mocks.MockEngine):
         super().__init__(None)
         self.capture = capture
 
-    def Log(self, request):
+    def Log(self, request: engine_pb2.LogRequest) -> None:
         severity = {0: "debug", 1: "info", 2: "warning", 3: "error"}.get(request.severity, "info")
         self.capture.logs.append((severity, request.message))
-        return super().Log(request)
+        super().Log(request)  # pyright: ignore[reportUnknownMemberType]
 
 
 def _plain(value: Any) -> Any:
     """Deserialized properties as JSON-like data (secrets unwrapped, unknowns None)."""
     if isinstance(value, dict):
-        if value.get(rpc._special_sig_key) == SECRET_SIG:
-            return _plain(value.get("value"))
-        return {key: _plain(item) for key, item in value.items()}
+        mapping = cast("dict[str, Any]", value)
+        if mapping.get(SIG_KEY) == SECRET_SIG:
+            return _plain(mapping.get("value"))
+        return {key: _plain(item) for key, item in mapping.items()}
     if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
+        return [_plain(item) for item in cast("list[Any] | tuple[Any, ...]", value)]
     if value is rpc.UNKNOWN or type(value).__name__ == "Unknown":
         return None
     return value
@@ -244,7 +261,7 @@ def _config_entries(project: str, config: Mapping[str, Any] | None) -> dict[str,
     entries: dict[str, str] = {}
     for key, value in (config or {}).items():
         full_key = key if ":" in key else f"{project}:{key}"
-        if isinstance(value, dict) and set(value) == {"secure"}:
+        if isinstance(value, dict) and set(cast("dict[str, Any]", value)) == {"secure"}:
             raise ValueError(
                 f"config {full_key!r} is an encrypted secret; give its plaintext to offline runs"
             )
@@ -275,10 +292,14 @@ def run(
     asyncio.set_event_loop(loop)
     settings.reset_options(project=project, stack=stack, preview=preview)
     pulumi.runtime.set_mocks(monitor.mocks, project, stack, preview, monitor=monitor)
-    settings.SETTINGS.engine = _CapturingEngine(capture)
+    # The SDK's own Settings.__init__ assigns `engine` the same way (any object with Log);
+    # its contextproperty is typed as the gRPC stub only.
+    settings.SETTINGS.engine = _CapturingEngine(capture)  # pyright: ignore[reportAttributeAccessIssue]
     set_all_config(_config_entries(project, config), [])
-    # set_mocks made a root stack of its own; run_in_stack makes the one we want.
-    settings.set_root_resource(None)
+    # set_mocks made a root stack of its own; run_in_stack makes the one we want. (None
+    # clears it, as the SDK itself does; its annotation omits Optional.)
+    settings.set_root_resource(None)  # pyright: ignore[reportArgumentType]
+    failed = True
     try:
         with _no_full_collections():
             loop.run_until_complete(run_in_stack(func))
@@ -292,7 +313,7 @@ def run(
         loop.close()
         monitor.close_thread_loops()
         asyncio.set_event_loop(previous_loop)
-        settings.set_root_resource(None)
+        settings.set_root_resource(None)  # pyright: ignore[reportArgumentType]
         if failed:
             # A failed program leaves futures whose errors were never retrieved; collected
             # later, from whatever thread the next run's collection happens in, several
@@ -325,7 +346,7 @@ _NEVER = 2**30
 
 
 @contextlib.contextmanager
-def _no_full_collections() -> Iterator[None]:
+def _no_full_collections() -> Generator[None, None, None]:
     """Keep the garbage collector to its young generations while a program runs.
 
     The SDK keeps every resource, Output and future of a program alive until the program
@@ -344,7 +365,9 @@ def _no_full_collections() -> Iterator[None]:
 
 def _current_loop() -> asyncio.AbstractEventLoop | None:
     try:
-        return asyncio.get_event_loop_policy().get_event_loop()
+        # Deprecated from Python 3.14 only; the supported floor is 3.11, where it is how to read
+        # the current loop without creating one.
+        return asyncio.get_event_loop_policy().get_event_loop()  # pyright: ignore[reportDeprecated]
     except RuntimeError:
         return None
 

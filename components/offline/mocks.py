@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 
@@ -33,7 +33,8 @@ def _eks_node_group(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 def _ocm_machine_pool(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     # What the OCM provider returns on create: the pool id is the body's `id`.
-    pool_id = (inputs.get("body") or {}).get("id") or name
+    body: dict[str, Any] = inputs.get("body") or {}
+    pool_id = body.get("id") or name
     cluster_id = inputs.get("cluster_id")
     return {
         "pool_id": pool_id,
@@ -53,14 +54,20 @@ class OfflineMocks(pulumi.runtime.Mocks):
     def __init__(self, computed: dict[str, OutputsFactory] | None = None):
         self.computed = {**COMPUTED_OUTPUTS, **(computed or {})}
 
-    def new_resource(self, args: pulumi.runtime.MockResourceArgs) -> tuple[str | None, dict]:
-        outputs = dict(args.inputs)
+    def new_resource(
+        self, args: pulumi.runtime.MockResourceArgs
+    ) -> tuple[str | None, dict[str, Any]]:
+        # MockResourceArgs.inputs is a bare dict in the SDK.
+        inputs = cast("dict[str, Any]", args.inputs)  # pyright: ignore[reportUnknownMemberType]
+        outputs = dict(inputs)
         factory = self.computed.get(args.typ)
         if factory is not None:
-            outputs.update(factory(args.name, args.inputs))
+            outputs.update(factory(args.name, inputs))
         resource_id = args.resource_id or stable_id(args.typ, args.name)
         outputs.setdefault("id", resource_id)
         return resource_id, outputs
 
-    def call(self, args: pulumi.runtime.MockCallArgs) -> tuple[dict, list | None]:
+    def call(
+        self, args: pulumi.runtime.MockCallArgs
+    ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
         return {}, None

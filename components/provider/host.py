@@ -14,18 +14,19 @@ import json
 import sys
 import typing
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 from nodepools.provider.schema_types import SchemaTypes
 from pulumi.provider.experimental.component import ComponentProvider
+from pydantic import BaseModel
 
 PACKAGE = "nodepools"
 
 _BARE = {dict: dict[str, Any], list: list[Any]}
 
 
-def _component_kinds() -> list[tuple[type, type]]:
+def _component_kinds() -> list[tuple[type[Any], type[BaseModel]]]:
     """(component class, args model) for every component a fleet can name, by name."""
     from nodepools.fleet.deploy import SECTIONS
 
@@ -34,7 +35,7 @@ def _component_kinds() -> list[tuple[type, type]]:
     return sorted(loaded, key=lambda pair: pair[0].__name__)
 
 
-def _outputs(component: type) -> dict[str, Any]:
+def component_outputs(component: type[Any]) -> dict[str, Any]:
     """The component's public `pulumi.Output[...]` annotations (its own and its bases'),
     evaluated in the module that declares each."""
     outputs: dict[str, Any] = {}
@@ -66,7 +67,7 @@ def hosted_components(types: SchemaTypes) -> list[type[pulumi.ComponentResource]
             name: str,
             args: Any,
             opts: pulumi.ResourceOptions | None = None,
-            _component: type = component,
+            _component: Any = component,
         ) -> None:
             _component.__init__(self, name, _integral_numbers(dict(args)), opts)
 
@@ -76,16 +77,19 @@ def hosted_components(types: SchemaTypes) -> list[type[pulumi.ComponentResource]
             "opts": typing.Optional[pulumi.ResourceOptions],  # noqa: UP045
         }
         hosted.append(
-            type(
-                component.__name__,
-                (component,),
-                {
-                    "__init__": __init__,
-                    "__annotations__": _outputs(component),
-                    "__module__": __name__,
-                    # The summary only: the schema lists the inputs and outputs itself.
-                    "__doc__": (component.__doc__ or "").split("\n\nArgs (")[0],
-                },
+            cast(
+                "type[pulumi.ComponentResource]",
+                type(
+                    component.__name__,
+                    (component,),
+                    {
+                        "__init__": __init__,
+                        "__annotations__": component_outputs(component),
+                        "__module__": __name__,
+                        # The summary only: the schema lists the inputs and outputs itself.
+                        "__doc__": (component.__doc__ or "").split("\n\nArgs (")[0],
+                    },
+                ),
             )
         )
     return hosted
@@ -98,9 +102,10 @@ def _integral_numbers(value: Any) -> Any:
     if isinstance(value, float) and value.is_integer():
         return int(value)
     if isinstance(value, dict):
-        return {key: _integral_numbers(item) for key, item in value.items()}
+        mapping = cast("dict[str, Any]", value)
+        return {key: _integral_numbers(item) for key, item in mapping.items()}
     if isinstance(value, list):
-        return [_integral_numbers(item) for item in value]
+        return [_integral_numbers(item) for item in cast("list[Any]", value)]
     return value
 
 

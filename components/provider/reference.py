@@ -42,9 +42,10 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
 
 
 def _constraints(info: Any) -> str:
-    parts = []
+    parts: list[str] = []
     for item in info.metadata:
-        template = _CONSTRAINTS.get(type(item))
+        kind: type[Any] = item.__class__
+        template = _CONSTRAINTS.get(kind)
         if template:
             parts.append(template.format(item))
     return ", ".join(parts)
@@ -78,7 +79,7 @@ def _model_table(model: type[BaseModel]) -> list[str]:
 
 def render() -> str:
     from nodepools.fleet.deploy import SECTIONS
-    from nodepools.provider.host import _outputs
+    from nodepools.provider.host import component_outputs
 
     lines = [
         "# Reference",
@@ -104,7 +105,7 @@ def render() -> str:
         ]
         lines += _model_table(args_model)
         lines += ["", "Outputs:", ""]
-        for name, annotation in _outputs(component).items():
+        for name, annotation in component_outputs(component).items():
             (inner,) = typing.get_args(annotation)
             lines.append(f"- `{name}`: `{type_label(inner, 'any')}`")
         lines.append("")

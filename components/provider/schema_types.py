@@ -98,7 +98,7 @@ class SchemaTypes:
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             return self._model(annotation, annotation.__name__)
         if origin is Literal:
-            kinds = {type(value) for value in args}
+            kinds: set[type[Any]] = {type(value) for value in args}
             return kinds.pop() if len(kinds) == 1 and _SIMPLE_SET & kinds else Any
         if origin in (Union, types.UnionType):
             return self._union(args, owner, key)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 from nodepools.documentation import documented
@@ -41,7 +41,7 @@ class Recipe(pulumi.ComponentResource):
     status: pulumi.Output[str]
     deployment_name: pulumi.Output[str]
     service_name: pulumi.Output[str | None]
-    scheduling_info: pulumi.Output[dict]
+    scheduling_info: pulumi.Output[dict[str, Any]]
 
     def __init__(
         self,
@@ -84,4 +84,7 @@ class Recipe(pulumi.ComponentResource):
 
 
 def _name(metadata: Any) -> str:
-    return metadata["name"] if isinstance(metadata, dict) else metadata.name
+    if isinstance(metadata, dict):
+        return cast("dict[str, str]", metadata)["name"]
+    name: str = metadata.name
+    return name
