@@ -9,6 +9,7 @@ import pulumi
 import pulumi_aws as aws
 from nodepools.backends import BuiltPool
 from nodepools.backends.asg_tag import AutoscalingGroupTag
+from nodepools.backends.eks_scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
 from nodepools.specs.eks_ami import default_ami_type
 from nodepools.specs.labels import POOL_LABEL
 from nodepools.specs.pools import ResolvedPool
@@ -109,20 +110,27 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     """
     cluster = pool.cluster
     child = pulumi.ResourceOptions(parent=parent)
+    prefix = node_group_name_prefix(pool.pool_name)
+    # EKS requires max_size >= 1, even for a pool pinned at zero nodes.
+    max_size = max(pool.max_nodes, 1)
+    desired = (
+        desired_size(cluster.cluster_name, pool.pool_name, prefix, pool.min_nodes, max_size)
+        if pool.autoscaled
+        else DesiredSize(pool.min_nodes, follow_autoscaler=False)
+    )
     node_group = aws.eks.NodeGroup(
         f"{name}-node-group",
         aws.eks.NodeGroupArgs(
             cluster_name=cluster.cluster_name,
-            node_group_name_prefix=node_group_name_prefix(pool.pool_name),
+            node_group_name_prefix=prefix,
             node_role_arn=cluster.node_role_arn,
             subnet_ids=cluster.subnet_ids,
             instance_types=[pool.instance_type],
             capacity_type="SPOT" if pool.spot is not None else "ON_DEMAND",
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
                 min_size=pool.min_nodes,
-                # EKS requires max_size >= 1, even for a pool pinned at zero nodes.
-                max_size=max(pool.max_nodes, 1),
-                desired_size=pool.min_nodes,
+                max_size=max_size,
+                desired_size=desired.value,
             ),
             labels=pool.labels,
             taints=[
@@ -134,10 +142,11 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             tags={**cluster.tags, POOL_LABEL: pool.pool_name},
         ),
         # The autoscaler owns the desired size once the group exists; without this
-        # every `pulumi up` would reset it to the minimum.
+        # every `pulumi up` would reset it to the minimum. Unless new bounds exclude the
+        # live size: then it is sent, clamped, or EKS refuses the update (eks_scaling).
         opts=child.merge(
-            pulumi.ResourceOptions(ignore_changes=["scalingConfig.desiredSize"])
-            if pool.autoscaled
+            pulumi.ResourceOptions(ignore_changes=[DESIRED_SIZE_PATH])
+            if desired.follow_autoscaler
             else None
         ),
     )

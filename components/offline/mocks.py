@@ -69,5 +69,7 @@ class OfflineMocks(pulumi.runtime.Mocks):
 
     def call(
         self, args: pulumi.runtime.MockCallArgs
-    ) -> tuple[dict[str, Any], list[tuple[str, str]] | None]:
-        return {}, None
+    ) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+        # Every read finds nothing: no existing resources offline. (The SDK iterates the
+        # failures, so an empty list, never None.)
+        return {}, []

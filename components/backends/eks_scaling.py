@@ -1,0 +1,76 @@
+"""An autoscaled EKS node group's desired size: the autoscaler's, unless new bounds exclude it.
+
+The cluster autoscaler owns `desiredSize` once a group exists, so the node group ignores
+changes to it (otherwise every `up` would reset it to the minimum). But an update that
+raises `minSize` above the live desired size (or lowers `maxSize` below it) then sends the
+old desired size with the new bounds, and EKS refuses the whole update: "Minimum capacity
+X can't be greater than desired size Y" (terraform-aws-eks #748, #3306). So at each
+`preview` and `up` the pool reads its group's live scaling config from EKS
+(ListNodegroups, DescribeNodegroup through the provider's invokes) and, only when the new
+bounds exclude the live desired size, sends the desired size clamped into them (and stops
+ignoring it for that update); otherwise it keeps following the autoscaler.
+
+Nothing is read when there is nothing to read: a pool that is not autoscaled, a cluster
+whose name is not known yet (an Output: the cluster is created in the same stack), or a
+group that does not exist yet. A read that fails (permissions, network) is reported as a
+warning and the pool falls back to following the autoscaler, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+from nodepools.specs.labels import POOL_LABEL
+
+DESIRED_SIZE_PATH = "scalingConfig.desiredSize"
+# The provider's unique suffix after a name prefix: 26 digits (terraform-plugin-sdk
+# `id.PrefixedUniqueId`: a timestamp and a counter).
+_UNIQUE_SUFFIX = r"\d{26}"
+
+
+@dataclass(frozen=True)
+class DesiredSize:
+    """What the node group gets: the desired size to send, and whether to ignore it."""
+
+    value: int
+    follow_autoscaler: bool  # True: ignore changes to desiredSize (the autoscaler owns it)
+
+
+def desired_size(
+    cluster_name: Any, pool_name: str, name_prefix: str, min_nodes: int, max_nodes: int
+) -> DesiredSize:
+    """The desired size an autoscaled pool's node group should be registered with."""
+    live = live_desired_size(cluster_name, pool_name, name_prefix)
+    if live is None:
+        return DesiredSize(min_nodes, follow_autoscaler=True)
+    clamped = min(max(live, min_nodes), max_nodes)
+    return DesiredSize(clamped, follow_autoscaler=clamped == live)
+
+
+def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> int | None:
+    """The desired size of the pool's existing node group in EKS, or None (see above)."""
+    if not isinstance(cluster_name, str):
+        return None
+    import pulumi_aws as aws
+
+    pattern = re.compile(re.escape(name_prefix) + _UNIQUE_SUFFIX)
+    try:
+        names = aws.eks.get_node_groups(cluster_name=cluster_name).names or []
+        for group_name in sorted(n for n in names if isinstance(n, str) and pattern.fullmatch(n)):
+            group = aws.eks.get_node_group(cluster_name=cluster_name, node_group_name=group_name)
+            # The prefix may be shared by a longer pool name cut to fit; the tag is ours.
+            if (group.tags or {}).get(POOL_LABEL) != pool_name:
+                continue
+            configs = group.scaling_configs or []
+            if configs and isinstance(getattr(configs[0], "desired_size", None), int):
+                return configs[0].desired_size
+    except Exception as exc:
+        pulumi.log.warn(
+            f"could not read the live size of EKS node group(s) {name_prefix}* in cluster "
+            f"{cluster_name!r} ({type(exc).__name__}: {exc}); the desired size is left to "
+            "the autoscaler, and raising `min_replicas` above it would be refused by EKS"
+        )
+    return None
