@@ -18,7 +18,7 @@ import json
 import runpy
 import sys
 import threading
-from collections.abc import Callable, Generator, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
@@ -56,6 +56,9 @@ class CapturedResource:
     provider: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict[str, Any])
     secret_paths: tuple[str, ...] = ()
+    # Inputs known only after apply (an unresolved StackReference output, another
+    # resource's output in preview): None in `inputs`, listed here by path.
+    unknown_paths: tuple[str, ...] = ()
     outputs: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -128,6 +131,23 @@ def _find_secret_paths(value: Any, loc: tuple[Any, ...] = ()) -> list[str]:
     elif isinstance(value, list):
         for index, item in enumerate(cast("list[Any]", value)):
             found += _find_secret_paths(item, (*loc, index))
+    return found
+
+
+def _find_unknown_paths(value: Any, loc: tuple[Any, ...] = ()) -> list[str]:
+    """Paths of the unknown values in deserialized properties (secrets looked through)."""
+    if value is rpc.UNKNOWN or type(value).__name__ == "Unknown":
+        return [format_path(loc)]
+    found: list[str] = []
+    if isinstance(value, dict):
+        mapping = cast("dict[str, Any]", value)
+        if mapping.get(SIG_KEY) == SECRET_SIG:
+            return _find_unknown_paths(mapping.get("value"), loc)
+        for key, item in mapping.items():
+            found += _find_unknown_paths(item, (*loc, key))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(cast("list[Any]", value)):
+            found += _find_unknown_paths(item, (*loc, index))
     return found
 
 
@@ -213,6 +233,7 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
             provider=request.provider or None,
             options=options,
             secret_paths=tuple(_find_secret_paths(raw)),
+            unknown_paths=tuple(_find_unknown_paths(inputs)),
             outputs=_plain(outputs.state) if outputs else {},  # pyright: ignore[reportUnknownMemberType] (the SDK's ResourceRegistration.state is a bare dict)
         )
         with self._lock:
@@ -277,6 +298,7 @@ def run(
     config: Mapping[str, Any] | None = None,
     mocks: pulumi.runtime.Mocks | None = None,
     preview: bool = True,
+    secret_keys: Iterable[str] = (),
 ) -> Capture:
     """Run `program` (a callable, or the path of a Pulumi program file or folder) offline.
 
@@ -295,7 +317,7 @@ def run(
     # The SDK's own Settings.__init__ assigns `engine` the same way (any object with Log);
     # its contextproperty is typed as the gRPC stub only.
     settings.SETTINGS.engine = _CapturingEngine(capture)  # pyright: ignore[reportAttributeAccessIssue]
-    set_all_config(_config_entries(project, config), [])
+    set_all_config(_config_entries(project, config), sorted(secret_keys))
     # set_mocks made a root stack of its own; run_in_stack makes the one we want. (None
     # clears it, as the SDK itself does; its annotation omits Optional.)
     settings.set_root_resource(None)  # pyright: ignore[reportArgumentType]

@@ -42,9 +42,18 @@ def _ocm_machine_pool(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _stack_reference(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # Another stack's outputs can't be read offline: unknown, as in a preview whose
+    # reference can't be resolved, never None (which would read as a real value).
+    from pulumi.runtime import rpc
+
+    return {"outputs": rpc.UNKNOWN, "secretOutputNames": []}
+
+
 COMPUTED_OUTPUTS: dict[str, OutputsFactory] = {
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
     "pulumi-python:dynamic/ocm:MachinePool": _ocm_machine_pool,
+    "pulumi:pulumi:StackReference": _stack_reference,
 }
 
 

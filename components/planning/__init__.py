@@ -7,13 +7,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from nodepools.offline import Capture, ProgramError, run
 from nodepools.planning.governance_section import platforms_section, quotas_section
 from nodepools.planning.placement_section import placement_section
 from nodepools.planning.policy_section import policy_section
+from nodepools.planning.project import DEFAULT_PROJECT, Project, load_project, stack_config
 from nodepools.planning.report import Section
-from nodepools.planning.sections import capacity_section, scheduling_section, tree_section
+from nodepools.planning.sections import (
+    capacity_section,
+    scheduling_section,
+    tree_section,
+    unknowns_section,
+)
 from nodepools.planning.validation_section import validation_section
 from nodepools.specs.base import SpecError
 
@@ -28,6 +33,7 @@ SECTIONS: list[SectionBuilder] = [
     quotas_section,
     platforms_section,
     validation_section,
+    unknowns_section,
     policy_section,
 ]
 
@@ -44,38 +50,65 @@ class PlanResult:
     def ok(self) -> bool:
         return self.error is None and not any(s.failures for s in self.sections)
 
+    @property
+    def unknowns(self) -> list[tuple[str, str]]:
+        """(resource, input path) of every input known only after apply."""
+        if self.capture is None:
+            return []
+        return [
+            (f"{r.type.rsplit(':', 1)[-1]} {r.name}", path)
+            for r in self.capture.resources
+            for path in r.unknown_paths
+        ]
+
     def render(self) -> str:
         head = f"Plan of stack {self.stack!r} (offline)\n"
         if self.error:
             return f"{head}\n{self.error}\n"
         body = "\n".join(section.render() for section in self.sections)
         status = "OK" if self.ok else f"FAILED ({sum(s.failures for s in self.sections)} problems)"
+        unknown = self.unknowns
+        if unknown:
+            # Checked as far as known: what an unknown value will be can't be, so "OK"
+            # says how many values were not checked, and the section above lists them.
+            status += (
+                f", but {len(unknown)} input{'s are' if len(unknown) > 1 else ' is'} known "
+                'only after apply and not checked here (see "Known after apply")'
+            )
         return f"{head}\n{body}\nPlan {status}\n"
 
 
 def load_stack_config(stacks_dir: Path, stack: str) -> dict[str, Any]:
-    path = stacks_dir / f"Pulumi.{stack}.yaml"
-    if not path.is_file():
-        available = sorted(
-            p.name[len("Pulumi.") : -len(".yaml")] for p in stacks_dir.glob("Pulumi.*.yaml")
-        )
-        raise FileNotFoundError(f"no stack file {path} (stacks: {', '.join(available) or 'none'})")
-    document = yaml.safe_load(path.read_text()) or {}
-    return document.get("config") or {}
+    """The `config:` of `stacks_dir/Pulumi.<stack>.yaml`, as written."""
+    project = Project(DEFAULT_PROJECT, stacks_dir, stacks_dir)
+    return stack_config(project, stack).values
 
 
 def plan_stack(
     stack: str,
     *,
-    stacks_dir: Path = Path("stacks"),
+    stacks_dir: Path | None = None,
+    project_dir: Path = Path("."),
+    config: list[str] | None = None,
+    secrets: list[str] | None = None,
     out_dir: Path | None = None,
     context: dict[str, Any] | None = None,
 ) -> PlanResult:
-    """Plan `stacks/Pulumi.<stack>.yaml` offline. `context` carries options for sections
-    (e.g. a policy config)."""
-    config = load_stack_config(stacks_dir, stack)
+    """Plan a stack offline as `pulumi preview` would run it: the project of
+    `project_dir` (its Pulumi.yaml: name, program, stack config folder, config defaults),
+    `Pulumi.<stack>.yaml`, then `config` / `secrets` overrides (`key=value`). Without a
+    Pulumi.yaml, or with `stacks_dir`, the program and stack files are in the stacks
+    folder. `context` carries options for sections (e.g. a policy config)."""
+    project = load_project(project_dir, stacks_dir)
+    settings = stack_config(project, stack, config, secrets)
     try:
-        capture = run(stacks_dir / "__main__.py", stack=stack, config=config)
+        capture = run(
+            project.program,
+            project=project.name,
+            stack=stack,
+            config=settings.values,
+            secret_keys=settings.secret_keys,
+        )
     except ProgramError as exc:
         cause = exc.cause
         message = str(cause) if isinstance(cause, SpecError) else f"{type(cause).__name__}: {cause}"

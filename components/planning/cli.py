@@ -1,4 +1,5 @@
-"""`python -m nodepools plan --stack NAME [--out DIR]`: plan a stack offline."""
+"""`python -m nodepools plan --stack NAME [-C PROJECT] [-c KEY=VALUE] [--out DIR]`: plan a
+stack offline, reading its project and config as `pulumi preview` does."""
 
 from __future__ import annotations
 
@@ -15,9 +16,35 @@ def _parser() -> argparse.ArgumentParser:
         "plan", help="plan a stack offline (no cloud account, no Pulumi CLI)"
     )
     plan.add_argument(
-        "--stack", default="dev", help="stack name: stacks/Pulumi.<stack>.yaml (default dev)"
+        "--stack", default="dev", help="stack name: its config is Pulumi.<stack>.yaml (default dev)"
     )
-    plan.add_argument("--stacks-dir", type=Path, default=Path("stacks"), help="default ./stacks")
+    plan.add_argument(
+        "-C",
+        "--cwd",
+        type=Path,
+        default=Path("."),
+        help="the project folder, with its Pulumi.yaml (default: the current folder)",
+    )
+    plan.add_argument(
+        "--stacks-dir",
+        type=Path,
+        help="program and stack files in this folder instead of where Pulumi.yaml says",
+    )
+    plan.add_argument(
+        "-c",
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config for this run, over the stack file (as `pulumi preview -c`); repeatable",
+    )
+    plan.add_argument(
+        "--secret",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="secret config for this run (e.g. the plaintext of a `secure:` value); repeatable",
+    )
     plan.add_argument("--out", type=Path, help="write rendered artifacts (YAML) under this folder")
     plan.add_argument(
         "--policy-config",
@@ -38,7 +65,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             context["policy_config"] = load_policy_config(args.policy_config)
         result = plan_stack(
-            args.stack, stacks_dir=args.stacks_dir, out_dir=args.out, context=context
+            args.stack,
+            stacks_dir=args.stacks_dir,
+            project_dir=args.cwd,
+            config=args.config,
+            secrets=args.secret,
+            out_dir=args.out,
+            context=context,
         )
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -73,9 +73,26 @@ def key_inputs(resource: CapturedResource) -> str:
     parts = []
     for field_path in fields:
         value = _dig(resource.inputs, field_path)
-        if value is not None:
+        if field_path in resource.unknown_paths:
+            parts.append(f"{field_path.rsplit('.', 1)[-1]}={KNOWN_AFTER_APPLY}")
+        elif value is not None:
             parts.append(f"{field_path.rsplit('.', 1)[-1]}={_compact(value)}")
     return " ".join(parts)
+
+
+KNOWN_AFTER_APPLY = "(known after apply)"
+
+
+def unknowns_section(capture: Capture) -> Section | None:
+    """Every input known only after apply (another stack's output, a resource's output in
+    preview): shown, never as None, and not checked by this plan."""
+    rows = [(r, path) for r in capture.resources for path in r.unknown_paths]
+    if not rows:
+        return None
+    section = Section("Known after apply")
+    for resource, path in rows:
+        section.lines.append(f"{resource.type}  {resource.name}  {path} = {KNOWN_AFTER_APPLY}")
+    return section
 
 
 def tree_section(capture: Capture) -> Section:
