@@ -40,6 +40,11 @@ def cloud_init(taints: tuple[Taint, ...], grow_root: bool = False) -> str:
 
 
 def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltPool:
+    """One OKE node pool named after the pool. The name is a display name (OCI identifies
+    node pools by OCID and does not require unique names), so a create-before-delete
+    replacement may briefly have two pools of one name; the pool's identity for workloads
+    is its `nodepools.dev/pool` node label. Reviewed with every other resource type in
+    tests/engines/test_replacement_names.py."""
     cluster = pool.cluster
     ce = oci.containerengine
     # Preemptible capacity is OCI's spot: reclaimed at short notice, no bid price.
