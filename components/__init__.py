@@ -23,6 +23,8 @@ _EXPORTS: dict[str, str] = {
     "MachinePool": ".pools.machine_pool",
     "MachinePoolArgs": ".specs",
     "OkeCluster": ".specs",
+    "OkeClusterAutoscaler": ".pools.oke_autoscaler",
+    "OkeClusterAutoscalerArgs": ".specs.oke_autoscaler",
     "OkePlacement": ".specs",
     "PoolComponent": ".pools.pool_component",
     "PoolPlatforms": ".governance.pool_platforms",
@@ -54,6 +56,8 @@ __all__ = [
     "MachinePool",
     "MachinePoolArgs",
     "OkeCluster",
+    "OkeClusterAutoscaler",
+    "OkeClusterAutoscalerArgs",
     "OkePlacement",
     "PoolComponent",
     "PoolPlatforms",
@@ -84,6 +88,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
     from nodepools.pools.gpu_spot_pool import GpuSpotPool
     from nodepools.pools.karpenter_node_pool import KarpenterNodePool
     from nodepools.pools.machine_pool import MachinePool
+    from nodepools.pools.oke_autoscaler import OkeClusterAutoscaler
     from nodepools.pools.pool_component import PoolComponent
     from nodepools.pools.shared_node_pool import SharedNodePool
     from nodepools.scheduling import SchedulingInfo
@@ -102,6 +107,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         Taint,
         lookup_accelerator,
     )
+    from nodepools.specs.oke_autoscaler import OkeClusterAutoscalerArgs
     from nodepools.specs.platforms import PoolPlatformsArgs
     from nodepools.specs.quotas import PoolQuotasArgs
     from nodepools.specs.recipe import RecipeArgs

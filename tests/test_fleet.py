@@ -40,7 +40,8 @@ def test_valid_fleet_builds_every_pool():
         },
     )
     capture = run(lambda: deploy_fleet(config))
-    assert sorted(c.name for c in capture.components()) == ["cpu", "gpu"]
+    # The OKE GpuSpotPool autoscales (0..3 by default): its cluster gets the add-on.
+    assert sorted(c.name for c in capture.components()) == ["cpu", "gpu", "oke-autoscaler"]
 
 
 def test_errors_name_config_paths_and_are_collected():

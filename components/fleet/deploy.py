@@ -22,6 +22,7 @@ from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
 from nodepools.fleet.governance_refs import prepare_platforms, prepare_quotas
+from nodepools.fleet.oke_autoscalers import build_oke_autoscalers
 from nodepools.fleet.recipes import place_fleet_recipes, prepare_recipe
 from nodepools.preflight import offer_preflights
 from nodepools.specs.base import (
@@ -286,6 +287,8 @@ def deploy_fleet(config: Mapping[str, Any]) -> dict[str, Any]:
         for entry in entries:
             component_class, _ = SECTIONS[entry.section][entry.component].load()
             ctx.built[entry.name] = component_class(entry.name, entry.args)
+    # OKE resizes node pools only through an autoscaler told about them.
+    build_oke_autoscalers(ctx)
     return ctx.built
 
 

@@ -74,6 +74,26 @@ class OkePlacement(SpecModel):
     subnet_id: wired(str) = Field(description="Worker subnet OCID (or an Output). Required.")
 
 
+class OkeAutoscalerAddon(SpecModel):
+    """OKE's Cluster Autoscaler add-on (`ClusterAutoscaler`), configured with the cluster's
+    autoscaled pools. The add-on runs the upstream cluster autoscaler in the cluster; it
+    calls OCI to resize node pools with the identity `auth_type` names: `instance` (the
+    worker nodes' instance principal: a dynamic group of the cluster's nodes needs a policy
+    such as `Allow dynamic-group <group> to manage cluster-node-pools in compartment <c>`,
+    plus `manage instance-family`, `use subnets`, `read virtual-network-family`, `use vnics`,
+    `inspect compartments`) or `workload` (workload identity: enhanced clusters only, with a
+    policy for the add-on's service account)."""
+
+    auth_type: Literal["instance", "workload"] = Field(
+        default="instance",
+        description="How the autoscaler authenticates to OCI: `instance` (default) or "
+        "`workload` (enhanced clusters only).",
+    )
+    num_of_replicas: int = Field(
+        default=1, ge=1, le=3, description="Replicas of the autoscaler deployment; default 1."
+    )
+
+
 class OkeCluster(SpecModel):
     """An existing Oracle Kubernetes Engine cluster; pools become OKE node pools."""
 
@@ -88,6 +108,13 @@ class OkeCluster(SpecModel):
         default=None,
         pattern=r"^v\d+\.\d+\.\d+$",
         description="Node Kubernetes version such as `v1.31.1`; default None uses the cluster's.",
+    )
+    cluster_autoscaler: OkeAutoscalerAddon | None = Field(
+        default_factory=OkeAutoscalerAddon,
+        description="The Cluster Autoscaler add-on that resizes the cluster's autoscaled "
+        "pools (one per cluster, fed by every autoscaled pool of it in the stack); default "
+        "`{auth_type: instance}`. None: you run an autoscaler yourself (without one, an "
+        "autoscaled OKE pool never scales).",
     )
 
 

@@ -70,6 +70,15 @@ def gpu_spot_pool_oke() -> None:
     GpuSpotPool("gpu", {"cluster": OKE, "instance_type": "VM.GPU.A10.1"})
 
 
+def oke_cluster_autoscaler() -> None:
+    from nodepools import GpuSpotPool, MachinePool
+    from nodepools.pools.oke_autoscaler import OkeClusterAutoscaler
+
+    cpu = MachinePool("cpu", {"cluster": OKE, "instance_type": "VM.Standard.E4.Flex", "ocpus": 4, "memory_gb": 32, **AUTOSCALED})  # fmt: skip
+    gpu = GpuSpotPool("gpu", {"cluster": OKE, "instance_type": "VM.GPU.A10.1"})
+    OkeClusterAutoscaler.for_pools("oke-autoscaler", [gpu, cpu])
+
+
 def machine_pool_rosa() -> None:
     from nodepools import GpuSpotPool, MachinePool
 
@@ -133,6 +142,7 @@ COMPONENTS: dict[str, Callable[[], None]] = {
     "GpuSpotPool/eks": gpu_spot_pool_eks,
     "GpuSpotPool/eks-wired": gpu_spot_pool_eks_wired,
     "GpuSpotPool/oke": gpu_spot_pool_oke,
+    "OkeClusterAutoscaler": oke_cluster_autoscaler,
     "SharedNodePool/oke": shared_node_pool,
     "Recipe/oke": recipe,
     "KarpenterNodePool": karpenter_node_pool,

@@ -43,6 +43,9 @@ REVIEWED: dict[str, Callable[[CapturedResource], str | None]] = {
     "oci:ContainerEngine/nodePool:NodePool": lambda r: None,
     # The dynamic providers choose delete-before-replace themselves when the new object
     # keeps its name (backends/rosa.py and backends/osmo.py `diff`, tested there).
+    # One `ClusterAutoscaler` add-on per cluster; only a new cluster (or add-on name)
+    # replaces it, and then the old one is on another cluster.
+    "oci:ContainerEngine/addon:Addon": lambda r: None,
     "pulumi-python:dynamic/ocm:MachinePool": lambda r: None,
     "pulumi-python:dynamic/osmo:Config": lambda r: None,
 }
