@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from nodepools.json_values import is_dict
 from nodepools.validation.catalog import KNOWN_KINDS, is_known_kind
 from nodepools.validation.violations import ManifestInvalid, Violation
 
@@ -49,14 +50,14 @@ def validate_manifest(
 
     Returns ``[]`` for a valid manifest and for a manifest of an unknown kind.
     """
-    if not isinstance(manifest, dict):
+    if not is_dict(manifest):
         raise TypeError(f"a manifest is a dict, not {type(manifest).__name__}")
     if not is_known_kind(manifest.get("apiVersion"), manifest.get("kind")):
         return []
     from nodepools.validation.validator import validator_for
 
     validator = validator_for(manifest.get("apiVersion"), manifest.get("kind"))
-    return validator.validate(manifest, old)
+    return validator.validate(manifest, old) if validator is not None else []
 
 
 def validate_manifests(manifests: Iterable[dict[str, Any]]) -> list[Violation]:
@@ -80,7 +81,7 @@ def apply_defaults(manifest: dict[str, Any]) -> dict[str, Any]:
     CRD has a status subresource). Unknown fields are kept. An unknown kind comes back
     as an unchanged deep copy.
     """
-    if not isinstance(manifest, dict):
+    if not is_dict(manifest):
         raise TypeError(f"a manifest is a dict, not {type(manifest).__name__}")
     from nodepools.validation.defaults import copy_json
     from nodepools.validation.validator import validator_for

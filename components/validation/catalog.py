@@ -38,5 +38,9 @@ def load_facts(api_version: str, kind: str) -> dict[str, Any]:
     from importlib import resources
 
     name = DATA_FILES[(api_version, kind)]
-    text = resources.files(__package__).joinpath("data", name).read_text(encoding="utf-8")
+    text = (
+        resources.files(__package__ or "nodepools.validation")
+        .joinpath("data", name)
+        .read_text(encoding="utf-8")
+    )
     return json.loads(text)

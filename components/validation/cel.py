@@ -52,11 +52,12 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from nodepools.json_values import is_dict, is_list
 from nodepools.validation import regex
 from nodepools.validation.schema import MISSING, SchemaNode
 from nodepools.validation.violations import Collector, child, index, key
 
-_ENV: Any = None
+_env: Any = None
 _ENV_LOCK = threading.Lock()
 
 # fieldPath is a JSONPath-like suffix: .name, ['name'] or [0].
@@ -103,12 +104,13 @@ def _regex_find_all_limit(text: str, pattern: str, limit: int) -> list[str]:
 
 def environment() -> Any:
     """The shared CEL environment, created on first use."""
-    global _ENV
-    if _ENV is None:
+    global _env
+    if _env is None:
         with _ENV_LOCK:
-            if _ENV is None:
-                from cel_expr_python import cel
-                from cel_expr_python.ext import ext_strings
+            if _env is None:
+                # cel-expr-python ships no type information (no stubs, no py.typed).
+                from cel_expr_python import cel  # pyright: ignore[reportMissingTypeStubs]
+                from cel_expr_python.ext import ext_strings  # pyright: ignore[reportMissingTypeStubs]
 
                 string, integer = cel.Type.STRING, cel.Type.INT
                 strings = cel.Type.List(string)
@@ -145,12 +147,12 @@ def environment() -> Any:
                         ],
                     ),
                 ]
-                _ENV = cel.NewEnv(
+                _env = cel.NewEnv(
                     variables={"self": cel.Type.DYN, "oldSelf": cel.Type.DYN},
                     extensions=[ext_strings.ExtStrings()],
                     functions=functions,
                 )
-    return _ENV
+    return _env
 
 
 def _mentions_old_self(source: str) -> bool:
@@ -251,8 +253,8 @@ def evaluate(node: SchemaNode, value: Any, old: Any, path: str, out: Collector) 
         evaluate_rules(node.rules, value, old, path, out)
     if not node.rules_below:
         return
-    if isinstance(value, dict):
-        old_map = old if isinstance(old, dict) else None
+    if is_dict(value):
+        old_map = old if is_dict(old) else None
         for name, sub in node.rule_properties:
             if name in value:
                 prior = old_map.get(name, MISSING) if old_map is not None else MISSING
@@ -264,7 +266,7 @@ def evaluate(node: SchemaNode, value: Any, old: Any, path: str, out: Collector) 
                     continue
                 prior = old_map.get(name, MISSING) if old_map is not None else MISSING
                 evaluate(sub, value[name], prior, key(path, name), out)
-    elif isinstance(value, list) and node.items is not None:
+    elif is_list(value) and node.items is not None:
         olds = _correlate_items(node, value, old)
         for i, item in enumerate(value):
             evaluate(node.items, item, olds[i], index(path, i), out)
@@ -273,15 +275,11 @@ def evaluate(node: SchemaNode, value: Any, old: Any, path: str, out: Collector) 
 def _correlate_items(node: SchemaNode, value: list[Any], old: Any) -> list[Any]:
     """Old values for list items: only ``list-type: map`` items have identities
     (their keys), so only they are correlated, as in the API server."""
-    if node.list_type != "map" or not node.list_map_keys or not isinstance(old, list):
+    if node.list_type != "map" or not node.list_map_keys or not is_list(old):
         return [MISSING] * len(value)
     keys = node.list_map_keys
-    by_key = {
-        tuple(repr(item.get(k)) for k in keys): item for item in old if isinstance(item, dict)
-    }
+    by_key = {tuple(repr(item.get(k)) for k in keys): item for item in old if is_dict(item)}
     return [
-        by_key.get(tuple(repr(item.get(k)) for k in keys), MISSING)
-        if isinstance(item, dict)
-        else MISSING
+        by_key.get(tuple(repr(item.get(k)) for k in keys), MISSING) if is_dict(item) else MISSING
         for item in value
     ]

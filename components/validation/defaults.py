@@ -16,20 +16,21 @@ from __future__ import annotations
 
 from typing import Any
 
+from nodepools.json_values import is_dict, is_list, is_sequence
 from nodepools.validation.schema import MISSING, SchemaNode
 
 
 def copy_json(value: Any) -> Any:
     """A deep copy of JSON-like data; tuples become lists as they would in JSON."""
-    if isinstance(value, dict):
+    if is_dict(value):
         return {k: copy_json(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if is_sequence(value):
         return [copy_json(v) for v in value]
     return value
 
 
 def prune_nulls(node: SchemaNode, value: Any) -> None:
-    if isinstance(value, dict):
+    if is_dict(value):
         for name in [k for k, v in value.items() if v is None]:
             sub = node.child_schema(name)
             if sub is not None and not sub.nullable and sub.default is MISSING:
@@ -39,7 +40,7 @@ def prune_nulls(node: SchemaNode, value: Any) -> None:
                 sub = node.child_schema(name)
                 if sub is not None:
                     prune_nulls(sub, item)
-    elif isinstance(value, list) and node.items is not None:
+    elif is_list(value) and node.items is not None:
         for item in value:
             if isinstance(item, (dict, list)):
                 prune_nulls(node.items, item)
@@ -48,7 +49,7 @@ def prune_nulls(node: SchemaNode, value: Any) -> None:
 def apply_defaults(node: SchemaNode, value: Any) -> None:
     if not node.defaults_below:
         return
-    if isinstance(value, dict):
+    if is_dict(value):
         if node.properties:
             for name, sub in node.properties.items():
                 if sub.default is MISSING:
@@ -61,7 +62,7 @@ def apply_defaults(node: SchemaNode, value: Any) -> None:
                 sub = node.child_schema(name)
                 if sub is not None:
                     apply_defaults(sub, item)
-    elif isinstance(value, list) and node.items is not None:
+    elif is_list(value) and node.items is not None:
         for item in value:
             if isinstance(item, (dict, list)):
                 apply_defaults(node.items, item)

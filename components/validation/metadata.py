@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from nodepools.json_values import is_dict, is_list
 from nodepools.validation.names import (
     ANNOTATIONS_MAX_BYTES,
     is_dns1123_label,
@@ -45,7 +46,7 @@ OBJECT_META_FIELDS = frozenset(
 
 
 def prune_unknown_metadata(meta: Any, out: Collector) -> None:
-    if not isinstance(meta, dict):
+    if not is_dict(meta):
         return
     for name in [k for k in meta if k not in OBJECT_META_FIELDS]:
         del meta[name]
@@ -56,7 +57,7 @@ def validate_metadata(meta: Any, namespaced: bool, out: Collector) -> None:
     if meta is None:
         out.required("metadata.name", "name or generateName is required")
         return
-    if not isinstance(meta, dict):
+    if not is_dict(meta):
         out.type_invalid("metadata", meta, "object")
         return
 
@@ -94,7 +95,7 @@ def validate_metadata(meta: Any, namespaced: bool, out: Collector) -> None:
 
 def _validate_annotations(annotations: Any, out: Collector) -> None:
     path = "metadata.annotations"
-    if not isinstance(annotations, dict):
+    if not is_dict(annotations):
         out.type_invalid(path, annotations, "object")
         return
     total = 0
@@ -116,7 +117,7 @@ def _validate_annotations(annotations: Any, out: Collector) -> None:
 
 def _validate_finalizers(finalizers: Any, out: Collector) -> None:
     path = "metadata.finalizers"
-    if not isinstance(finalizers, list):
+    if not is_list(finalizers):
         out.type_invalid(path, finalizers, "array")
         return
     for finalizer in finalizers:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from nodepools.json_values import is_dict
 from nodepools.validation.violations import Collector, child, index
 
 QUALIFIED_NAME_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
@@ -60,7 +61,7 @@ def max_len_error(limit: int) -> str:
 
 
 def is_dns1123_subdomain(value: str) -> list[str]:
-    errors = []
+    errors: list[str] = []
     if _nbytes(value) > DNS1123_SUBDOMAIN_MAX:
         errors.append(max_len_error(DNS1123_SUBDOMAIN_MAX))
     if not _DNS1123_SUBDOMAIN.match(value):
@@ -69,7 +70,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
 
 
 def is_dns1123_label(value: str) -> list[str]:
-    errors = []
+    errors: list[str] = []
     if _nbytes(value) > DNS1123_LABEL_MAX:
         errors.append(max_len_error(DNS1123_LABEL_MAX))
     if not _DNS1123_LABEL.match(value):
@@ -107,7 +108,7 @@ def is_qualified_name(value: str) -> list[str]:
 
 
 def is_valid_label_value(value: str) -> list[str]:
-    errors = []
+    errors: list[str] = []
     if _nbytes(value) > LABEL_VALUE_MAX:
         errors.append(max_len_error(LABEL_VALUE_MAX))
     if not _LABEL_VALUE.match(value):
@@ -130,7 +131,7 @@ def validate_labels(out: Collector, labels: Any, path: str) -> None:
     As upstream, both kinds of error carry the path of the whole map; the message
     quotes the offending key or value.
     """
-    if not isinstance(labels, dict):
+    if not is_dict(labels):
         out.type_invalid(path, labels, "object")
         return
     for name in sorted(labels, key=str):
@@ -145,16 +146,16 @@ def validate_labels(out: Collector, labels: Any, path: str) -> None:
 
 def validate_label_selector(out: Collector, selector: Any, path: str) -> None:
     """meta/v1/validation.ValidateLabelSelector with default options."""
-    if not isinstance(selector, dict):
+    if not is_dict(selector):
         return
     if "matchLabels" in selector:
         validate_labels(out, selector["matchLabels"], child(path, "matchLabels"))
     for i, requirement in enumerate(selector.get("matchExpressions") or ()):
         where = index(child(path, "matchExpressions"), i)
-        if not isinstance(requirement, dict):
+        if not is_dict(requirement):
             continue
         operator = requirement.get("operator")
-        values = requirement.get("values") or []
+        values: list[Any] = requirement.get("values") or []
         if operator in ("In", "NotIn"):
             if not values:
                 out.required(

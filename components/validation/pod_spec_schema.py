@@ -19,6 +19,7 @@ import json
 from functools import cache
 from typing import Any
 
+from nodepools.json_values import is_dict, is_list
 from nodepools.specs.base import Issue, format_path
 
 KUBERNETES_SCHEMA_VERSION = "1.33.0"
@@ -46,10 +47,11 @@ def _validators() -> dict[str, Any]:
     from referencing import Registry, Resource
 
     definitions = Resource.from_contents(_load("_definitions.json"))
-    found = {}
+    found: dict[str, Any] = {}
     for kind, filename in (("spec", "podspec-v1.json"), ("metadata", "objectmeta-meta-v1.json")):
         schema = _load(filename)
-        registry = definitions @ (Resource.from_contents(schema) @ Registry())
+        empty: Registry[Any] = Registry()
+        registry = definitions @ (Resource.from_contents(schema) @ empty)
         found[kind] = jsonschema.Draft202012Validator(schema, registry=registry)
     return found
 
@@ -95,16 +97,18 @@ def _quantity_issues(spec: dict[str, Any], path: str) -> list[Issue]:
     places: list[tuple[list[Any], Any]] = [(["resources"], spec.get("resources"))]
     for kind in ("initContainers", "containers"):
         items = spec.get(kind)
-        for i, item in enumerate(items if isinstance(items, list) else []):
-            if isinstance(item, dict):
+        for i, item in enumerate(items if is_list(items) else []):
+            if is_dict(item):
                 places.append(([kind, i, "resources"], item.get("resources")))
     found: list[Issue] = []
     for where, resources in places:
-        if not isinstance(resources, dict):
+        if not is_dict(resources):
             continue
         for part in ("requests", "limits"):
             amounts = resources.get(part)
-            for name, amount in amounts.items() if isinstance(amounts, dict) else []:
+            if not is_dict(amounts):
+                continue
+            for name, amount in amounts.items():
                 if isinstance(amount, str) and "{{" in amount:
                     continue
                 if isinstance(amount, bool) or not isinstance(amount, str | int | float):
@@ -126,7 +130,7 @@ def pod_spec_issues(spec: Any, path: str) -> list[Issue]:
 def pod_template_issues(template: Any, path: str) -> list[Issue]:
     """Problems of an OSMO pod template: a mapping with `spec` and `metadata` (both
     partial) and nothing else."""
-    if not isinstance(template, dict):
+    if not is_dict(template):
         return [Issue(path, f"must be a mapping with `spec` (got {template!r})")]
     issues = [
         Issue(
@@ -144,7 +148,7 @@ def pod_template_issues(template: Any, path: str) -> list[Issue]:
 
 
 def _issues(kind: str, value: Any, path: str) -> list[Issue]:
-    if not isinstance(value, dict):
+    if not is_dict(value):
         return [Issue(path, f"must be a mapping (got {value!r})")]
     validator = _validators()[kind]
     found: list[Issue] = []
@@ -163,14 +167,14 @@ def _issues(kind: str, value: Any, path: str) -> list[Issue]:
         found += _quantity_issues(value, path)
         for key in _NAMED_LISTS:
             items = value.get(key)
-            if not isinstance(items, list):
+            if not is_list(items):
                 continue
             for i, item in enumerate(items):
-                if not isinstance(item, dict):
+                if not is_dict(item):
                     found.append(
                         Issue(format_path([key, i], path), f"must be a mapping (got {item!r})")
                     )
-            names = [item.get("name") for item in items if isinstance(item, dict)]
+            names = [item.get("name") for item in items if is_dict(item)]
             for name in sorted({n for n in names if isinstance(n, str) and names.count(n) > 1}):
                 found.append(Issue(format_path([key], path), f"lists {name!r} twice"))
     return found[:_MAX_ISSUES]

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from nodepools.json_values import is_dict, is_list
 from nodepools.validation.schema import SchemaNode
 from nodepools.validation.violations import Collector, child, index, key
 
 
 def prune_unknown(node: SchemaNode, value: Any, path: str, out: Collector) -> None:
-    if isinstance(value, dict):
+    if is_dict(value):
         if node.type not in (None, "object"):
             return
         declared = node.properties
@@ -33,7 +34,7 @@ def prune_unknown(node: SchemaNode, value: Any, path: str, out: Collector) -> No
                 out.unknown_field(child(path, str(name)))
             elif isinstance(value[name], (dict, list)):
                 prune_unknown(sub, value[name], where, out)
-    elif isinstance(value, list) and node.items is not None and node.type in (None, "array"):
+    elif is_list(value) and node.items is not None and node.type in (None, "array"):
         for i, item in enumerate(value):
             if isinstance(item, (dict, list)):
                 prune_unknown(node.items, item, index(path, i), out)

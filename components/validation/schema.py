@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from nodepools.json_values import is_dict
 from nodepools.validation import regex
 
 MISSING = object()
@@ -70,7 +71,7 @@ class SchemaNode:
         )
         additional = facts.get("additionalProperties")
         self.additional: SchemaNode | None = (
-            SchemaNode(additional, f"{where}{{}}") if isinstance(additional, dict) else None
+            SchemaNode(additional, f"{where}{{}}") if is_dict(additional) else None
         )
         # `additionalProperties: true`: any extra key is allowed and kept.
         self.additional_any: bool = additional is True

@@ -18,6 +18,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from nodepools.json_values import is_dict, is_list
 from nodepools.validation.schema import SchemaNode
 from nodepools.validation.violations import Collector, child, index, key
 
@@ -60,9 +61,9 @@ def _as_integer(value: Any) -> int | None:
 
 def _hashable(value: Any) -> Any:
     """A key under which JSON-equal values collide (and ``1`` differs from ``True``)."""
-    if isinstance(value, dict):
+    if is_dict(value):
         return ("object", tuple(sorted((str(k), _hashable(v)) for k, v in value.items())))
-    if isinstance(value, list):
+    if is_list(value):
         return ("array", tuple(_hashable(v) for v in value))
     if isinstance(value, bool):
         return ("bool", value)
@@ -92,12 +93,12 @@ def validate(node: SchemaNode, value: Any, path: str, out: Collector) -> Any:
 
     kind = node.type
     if kind == "object":
-        if not isinstance(value, dict):
+        if not is_dict(value):
             out.type_invalid(path, value, "object")
             return value
         _check_object(node, value, path, out)
     elif kind == "array":
-        if not isinstance(value, list):
+        if not is_list(value):
             out.type_invalid(path, value, "array")
             return value
         _check_array(node, value, path, out)
@@ -185,7 +186,7 @@ def _check_array(node: SchemaNode, value: list[Any], path: str, out: Collector) 
     elif node.list_type == "map" and node.list_map_keys:
         seen_keys: set[Any] = set()
         for i, item in enumerate(value):
-            if not isinstance(item, dict):
+            if not is_dict(item):
                 continue
             marker = tuple(_hashable(item.get(k)) for k in node.list_map_keys)
             if marker in seen_keys:

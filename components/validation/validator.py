@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from nodepools.json_values import is_dict
 from nodepools.validation import catalog, cel, defaults, metadata, pruning, structural, webhooks
 from nodepools.validation.schema import MISSING, SchemaNode, compile_schema
 from nodepools.validation.violations import CEL_SKIPPED_MESSAGE, Collector, Violation
@@ -39,7 +40,7 @@ class KindValidator:
         self.kind = kind
         self.namespaced = facts["scope"] == "Namespaced"
         self.drops_status = bool(facts["subresources"]["status"])
-        scale = facts["subresources"].get("scale") or {}
+        scale: dict[str, Any] = facts["subresources"].get("scale") or {}
         self.replicas_path: tuple[str, ...] = (
             tuple(scale.get("specReplicasPath", "").lstrip(".").split("."))
             if scale.get("specReplicasPath")
@@ -96,15 +97,15 @@ class KindValidator:
             if out.blocking:
                 out.add("cel-skipped", "", CEL_SKIPPED_MESSAGE)
             else:
-                old_obj = self.normalize(old, None) if isinstance(old, dict) else MISSING
+                old_obj = self.normalize(old, None) if is_dict(old) else None
                 for field, sub in self.root.rule_properties:
                     if field in obj:
-                        prior = old_obj.get(field, MISSING) if old_obj is not MISSING else MISSING
+                        prior = old_obj.get(field, MISSING) if old_obj is not None else MISSING
                         cel.evaluate(sub, obj[field], prior, field, out)
 
         rejected = len(out.violations) > unknown_reports
         if self.webhook is not None and not rejected:
-            old_obj = self.normalize(old, None) if isinstance(old, dict) else None
+            old_obj = self.normalize(old, None) if is_dict(old) else None
             self.webhook(obj, old_obj, out)
         return out.violations
 
@@ -115,7 +116,7 @@ class KindValidator:
             return
         value: Any = obj
         for part in self.replicas_path:
-            if not isinstance(value, dict) or part not in value:
+            if not is_dict(value) or part not in value:
                 return
             value = value[part]
         if isinstance(value, int) and not isinstance(value, bool) and value > MAX_INT32:
@@ -126,7 +127,7 @@ class KindValidator:
 
 def _name_of(manifest: dict[str, Any]) -> str:
     meta = manifest.get("metadata")
-    if isinstance(meta, dict):
+    if is_dict(meta):
         name = meta.get("name") or meta.get("generateName")
         if isinstance(name, str):
             return name

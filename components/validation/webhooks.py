@@ -31,6 +31,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from nodepools.json_values import is_dict
 from nodepools.validation.names import (
     is_qualified_name,
     is_valid_label_value,
@@ -117,7 +118,7 @@ def _validate_resource_groups(
     parent_word = "parent" if is_cohort else "cohort"
     for i, group in enumerate(groups):
         group_path = index("spec.resourceGroups", i)
-        covered = group.get("coveredResources", [])
+        covered: list[Any] = group.get("coveredResources", [])
         for j, name in enumerate(covered):
             path = index(child(group_path, "coveredResources"), j)
             for msg in is_qualified_name(name):
@@ -207,8 +208,8 @@ def _validate_admission_check_flavors(spec: dict[str, Any], out: Collector) -> N
 
 
 def validate_cluster_queue(obj: dict[str, Any], old: dict[str, Any] | None, out: Collector) -> None:
-    spec = obj.get("spec") or {}
-    groups = spec.get("resourceGroups", [])
+    spec: dict[str, Any] = obj.get("spec") or {}
+    groups: list[Any] = spec.get("resourceGroups", [])
     _validate_resource_groups(
         groups,
         has_parent=bool(spec.get("cohortName")),
@@ -224,9 +225,7 @@ def validate_cluster_queue(obj: dict[str, Any], old: dict[str, Any] | None, out:
     if old is not None:
         # The old object was stored before; it is not validated again and may be damaged.
         old_spec = old.get("spec")
-        old_policy = (
-            old_spec.get("concurrentAdmissionPolicy") if isinstance(old_spec, dict) else None
-        )
+        old_policy = old_spec.get("concurrentAdmissionPolicy") if is_dict(old_spec) else None
         if spec.get("concurrentAdmissionPolicy") != old_policy:
             out.invalid(
                 "spec.concurrentAdmissionPolicy",
@@ -237,7 +236,7 @@ def validate_cluster_queue(obj: dict[str, Any], old: dict[str, Any] | None, out:
 
 
 def validate_cohort(obj: dict[str, Any], old: dict[str, Any] | None, out: Collector) -> None:
-    spec = obj.get("spec") or {}
+    spec: dict[str, Any] = obj.get("spec") or {}
     _validate_fair_sharing(spec, out)
     _validate_resource_groups(
         spec.get("resourceGroups", []),
@@ -251,7 +250,7 @@ def validate_cohort(obj: dict[str, Any], old: dict[str, Any] | None, out: Collec
 def validate_resource_flavor(
     obj: dict[str, Any], old: dict[str, Any] | None, out: Collector
 ) -> None:
-    spec = obj.get("spec") or {}
+    spec: dict[str, Any] = obj.get("spec") or {}
     if "nodeLabels" in spec:
         validate_labels(out, spec["nodeLabels"], "spec.nodeLabels")
     seen: set[tuple[str, str]] = set()
