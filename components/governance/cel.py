@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from nodepools.validation.quantity import parse_quantity
@@ -39,15 +40,22 @@ class CelError(ValueError):
 
 
 def _functions(strict: bool) -> list[Any]:
-    from cel_expr_python import cel
-    from nodepools.validation.cel import _regex_find, _regex_find_all, _regex_find_all_limit
+    from cel_expr_python import cel  # pyright: ignore[reportMissingTypeStubs] (no type information shipped)
+    from nodepools.validation.cel import regex_find, regex_find_all, regex_find_all_limit
 
     t = cel.Type
     quantity = t.AbstractType("kubernetes.Quantity") if strict else t.DOUBLE
-    # Strict: declarations only (never evaluated). Twin: a quantity is a float.
-    impl = (lambda f: {}) if strict else (lambda f: {"impl": f})
 
-    def member(name: str, result: Any, *params: Any, fn: Any = None) -> Any:
+    # Strict: declarations only (never evaluated). Twin: a quantity is a float.
+    def impl(fn: Callable[..., Any] | None) -> dict[str, Any]:
+        return {} if strict else {"impl": fn}
+
+    def member(
+        name: str,
+        result: Any,
+        *params: Any,
+        fn: Callable[[float], Any] | Callable[[float, float], Any] | None = None,
+    ) -> Any:
         overload_id = f"quantity_{name}_{len(params)}"
         return cel.FunctionDecl(
             name,
@@ -57,7 +65,7 @@ def _functions(strict: bool) -> list[Any]:
     def as_float(value: Any) -> float:
         return float(parse_quantity(value))
 
-    def list_fn(name: str, element: Any, result: Any, fn: Any) -> Any:
+    def list_fn(name: str, element: Any, result: Any, fn: Callable[[list[Any]], Any]) -> Any:
         return cel.Overload(
             f"list_{name}_{element.name()}",
             result,
@@ -66,6 +74,17 @@ def _functions(strict: bool) -> list[Any]:
             **impl(fn),
         )
 
+    def total(xs: list[Any]) -> float:
+        return float(sum(xs))
+
+    def is_sorted(xs: list[Any]) -> bool:
+        return list(xs) == sorted(xs)
+
+    reducers: tuple[tuple[str, Callable[[list[Any]], Any]], ...] = (
+        ("sum", total),
+        ("min", min),
+        ("max", max),
+    )
     lists = [
         cel.FunctionDecl(
             name,
@@ -73,13 +92,13 @@ def _functions(strict: bool) -> list[Any]:
             if not strict
             else [list_fn(name, t.INT, t.INT, fn), list_fn(name, t.DOUBLE, t.DOUBLE, fn)],
         )
-        for name, fn in (("sum", lambda xs: float(sum(xs))), ("min", min), ("max", max))
+        for name, fn in reducers
     ]
     lists.append(
         cel.FunctionDecl(
             "isSorted",
             [
-                list_fn("isSorted", element, t.BOOL, lambda xs: list(xs) == sorted(xs))
+                list_fn("isSorted", element, t.BOOL, is_sorted)
                 for element in ((t.INT, t.DOUBLE, t.STRING) if strict else (t.DOUBLE,))
             ],
         )
@@ -109,7 +128,7 @@ def _functions(strict: bool) -> list[Any]:
                     t.STRING,
                     [t.STRING, t.STRING],
                     is_member=True,
-                    **impl(_regex_find),
+                    **impl(regex_find),
                 )
             ],
         ),
@@ -121,14 +140,14 @@ def _functions(strict: bool) -> list[Any]:
                     t.List(t.STRING),
                     [t.STRING, t.STRING],
                     is_member=True,
-                    **impl(_regex_find_all),
+                    **impl(regex_find_all),
                 ),
                 cel.Overload(
                     "string_find_all_string_int",
                     t.List(t.STRING),
                     [t.STRING, t.STRING, t.INT],
                     is_member=True,
-                    **impl(_regex_find_all_limit),
+                    **impl(regex_find_all_limit),
                 ),
             ],
         ),
@@ -150,8 +169,9 @@ def _environment(kind: str) -> Any:
         with _LOCK:
             env = _ENVS.get(kind)
             if env is None:
-                from cel_expr_python import cel
-                from cel_expr_python.ext import ext_strings
+                # cel-expr-python ships no type information (no stubs, no py.typed).
+                from cel_expr_python import cel  # pyright: ignore[reportMissingTypeStubs]
+                from cel_expr_python.ext import ext_strings  # pyright: ignore[reportMissingTypeStubs]
 
                 env = cel.NewEnv(
                     variables={name: cel.Type.DYN for name in VAP_VARIABLES},
@@ -165,7 +185,8 @@ def _environment(kind: str) -> Any:
 def compile_check(expression: str, *, expect: str | None = "BOOL") -> None:
     """Raise CelError unless `expression` compiles (and, with `expect`, has that type:
     BOOL for validations and match conditions, STRING for message expressions)."""
-    if not isinstance(expression, str) or not expression.strip():
+    # User-written expressions arrive from YAML stack config, not always as strings.
+    if not isinstance(expression, str) or not expression.strip():  # pyright: ignore[reportUnnecessaryIsInstance]
         raise CelError("an expression can't be empty")
     result, problem = _return_type(expression)
     if problem is not None:

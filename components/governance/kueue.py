@@ -62,7 +62,9 @@ class QuotaPlan:
     departments: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
 
-def _kueue(kind: str, name: str, spec: dict[str, Any], namespace: str | None = None) -> dict:
+def _kueue(
+    kind: str, name: str, spec: dict[str, Any], namespace: str | None = None
+) -> dict[str, Any]:
     metadata: dict[str, Any] = {"name": name}
     if namespace is not None:
         metadata["namespace"] = namespace
@@ -127,9 +129,9 @@ def _department_cohort(
 ) -> Rendered:
     spec: dict[str, Any] = {"parentName": root}
     if department.limit is not None:
-        flavors = []
+        flavors: list[dict[str, Any]] = []
         for pool in _sorted_pools(pools):
-            resources = []
+            resources: list[dict[str, Any]] = []
             for resource in covered:
                 quota: dict[str, Any] = {"name": resource, "nominalQuota": 0}
                 limit = _amount_for(department.limit, pool, resource)
@@ -151,9 +153,12 @@ def _project_queue(
 ) -> tuple[Rendered, list[dict[str, Any]]]:
     owned = [pool for pool in args.pools if pool.name in project.quotas]
     others = [pool for pool in args.pools if pool.name not in project.quotas]
-    flavors, rows = [], []
+    flavors: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
     for pool in [*_sorted_pools(owned), *_sorted_pools(others)]:
-        resources, nominal_row, limit_row = [], {}, {}
+        resources: list[dict[str, Any]] = []
+        nominal_row: dict[str, Any] = {}
+        limit_row: dict[str, Any] = {}
         for resource in covered:
             nominal = _amount_for(project.quotas.get(pool.name), pool, resource) or Fraction(0)
             quota: dict[str, Any] = {

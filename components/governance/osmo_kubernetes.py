@@ -28,6 +28,7 @@ import fnmatch
 from typing import Any
 
 from nodepools.governance.platform_templates import merge_pod_specs
+from nodepools.json_values import is_dict, is_list
 from nodepools.specs.base import Issue, SpecError, format_path, parse_spec
 from nodepools.specs.osmo import (
     OsmoResourceRule,
@@ -51,9 +52,9 @@ def _merged_spec(names: list[str], args: OsmoPlatformsArgs) -> dict[str, Any]:
 
 def _templated(value: Any, loc: list[Any]) -> list[list[Any]]:
     """Locations of strings holding OSMO templating (`{{...}}`) in a template."""
-    if isinstance(value, dict):
+    if is_dict(value):
         return [p for k, v in value.items() for p in _templated(v, [*loc, k])]
-    if isinstance(value, list):
+    if is_list(value):
         return [p for i, v in enumerate(value) for p in _templated(v, [*loc, i])]
     return [loc] if isinstance(value, str) and "{{" in value else []
 

@@ -8,8 +8,9 @@ reported at once.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, TypeGuard, cast
 
+from nodepools.json_values import is_dict, is_list
 from nodepools.specs.base import Issue, format_path
 from nodepools.specs.kube import CPU, EPHEMERAL_STORAGE, MEMORY, format_quantity
 from nodepools.specs.platforms import Platform, PoolPlatformsArgs, Variables
@@ -26,14 +27,14 @@ class IssueList:
 # --- pod templates ---------------------------------------------------------------------
 
 
-def _named_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(i, dict) and "name" in i for i in value)
+def _named_list(value: Any) -> TypeGuard[list[dict[Any, Any]]]:
+    return is_list(value) and all(is_dict(i) and "name" in i for i in value)
 
 
 def merge_pod_specs(base: Any, override: Any) -> Any:
     """`override` over `base`: maps merge, lists of named items merge by `name`, anything
     else is replaced by the later value."""
-    if isinstance(base, dict) and isinstance(override, dict):
+    if is_dict(base) and is_dict(override):
         merged = copy.deepcopy(base)
         for key, value in override.items():
             merged[key] = merge_pod_specs(base[key], value) if key in base else copy.deepcopy(value)
@@ -75,10 +76,11 @@ def default_requests(
 
 
 def apply_requests(spec: dict[str, Any], requests: dict[str, Any], limits: dict[str, Any]) -> None:
-    for container in spec.get("containers") or []:
-        resources = container.setdefault("resources", {})
+    containers: list[dict[str, Any]] = spec.get("containers") or []
+    for container in containers:
+        resources: dict[str, Any] = container.setdefault("resources", {})
         if requests:
-            own = resources.setdefault("requests", {})
+            own: dict[str, Any] = resources.setdefault("requests", {})
             for resource, amount in requests.items():
                 own.setdefault(resource, amount)
         if limits:
@@ -117,7 +119,7 @@ def merged_tolerations(*groups: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def check_containers(spec: dict[str, Any], where: str, issues: IssueList) -> None:
     containers = spec.get("containers")
-    if not isinstance(containers, list) or not containers:
+    if not is_list(containers) or not containers:
         issues.add(
             f"{where}.pod_template.containers",
             "the merged pod template has no containers (a PodTemplate needs at least one); "
@@ -125,11 +127,7 @@ def check_containers(spec: dict[str, Any], where: str, issues: IssueList) -> Non
         )
         return
     for i, container in enumerate(containers):
-        if (
-            not isinstance(container, dict)
-            or not container.get("name")
-            or not container.get("image")
-        ):
+        if not is_dict(container) or not container.get("name") or not container.get("image"):
             issues.add(
                 f"{where}.pod_template.containers",
                 f"container {i} of the merged template ({container!r}) needs a `name` and an "
@@ -159,16 +157,17 @@ def check_privileges(
     if platform.privileged_allowed:
         return
     for kind in ("initContainers", "containers"):
-        for container in merged.get(kind) or []:
-            if not isinstance(container, dict):
+        containers: list[Any] = merged.get(kind) or []
+        for container in containers:
+            if not is_dict(container):
                 continue
-            if (container.get("securityContext") or {}).get("privileged") is not True:
+            if (container.get("securityContext") or dict[str, Any]()).get("privileged") is not True:
                 continue
             own = [
                 c.get("name")
-                for c in platform.pod_template.get(kind) or []
-                if isinstance(c, dict)
-                and (c.get("securityContext") or {}).get("privileged") is True
+                for c in cast("list[Any]", platform.pod_template.get(kind) or [])
+                if is_dict(c)
+                and (c.get("securityContext") or dict[str, Any]()).get("privileged") is True
             ]
             template, items = (
                 (f"{where}.pod_template", platform.pod_template.get(kind))
@@ -179,7 +178,7 @@ def check_privileges(
                 (
                     i
                     for i, c in enumerate(items or [])
-                    if isinstance(c, dict) and c.get("name") == container.get("name")
+                    if is_dict(c) and c.get("name") == container.get("name")
                 ),
                 0,
             )

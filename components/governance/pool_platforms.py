@@ -73,10 +73,10 @@ class PoolPlatforms(pulumi.ComponentResource):
 
     TYPE = "nodepools:index:PoolPlatforms"
 
-    platforms: pulumi.Output[dict]
+    platforms: pulumi.Output[dict[str, Any]]
     default_platform: pulumi.Output[str | None]
-    namespaces: pulumi.Output[list]
-    osmo_documents: pulumi.Output[list]
+    namespaces: pulumi.Output[list[Any]]
+    osmo_documents: pulumi.Output[list[Any]]
 
     @staticmethod
     def validate_args(data: Any) -> PoolPlatformsArgs | OsmoPlatformsArgs:
@@ -157,7 +157,7 @@ class PoolPlatforms(pulumi.ComponentResource):
                     "pod_template": platform["podTemplate"],
                     "policy": platform["policy"],
                 }
-                for platform in (plan.platforms if plan else [])
+                for platform in (plan.platforms if plan else list[dict[str, Any]]())
             }
         )
         default = (

@@ -35,8 +35,8 @@ class PoolQuotas(pulumi.ComponentResource):
 
     TYPE = "nodepools:index:PoolQuotas"
 
-    queue_names: pulumi.Output[dict]
-    summary: pulumi.Output[dict]
+    queue_names: pulumi.Output[dict[str, Any]]
+    summary: pulumi.Output[dict[str, Any]]
 
     @classmethod
     def preflight(cls, name: str, args: PoolQuotasArgs | dict[str, Any]):

@@ -53,7 +53,7 @@ class OsmoService(HoldsSecret):
         description=f"OSMO service URL, e.g. `https://osmo.example.com`; default None: "
         f"`{OSMO_URL_ENV_VAR}` from the environment at deploy time.",
     )
-    token: secret_token(OSMO_TOKEN_ENV_VARS) = Field(
+    token: Annotated[Any, secret_token(OSMO_TOKEN_ENV_VARS)] = Field(
         default=None,
         repr=False,
         description="OSMO access token (what `osmo login --method token` takes; a string or, "

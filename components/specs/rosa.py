@@ -10,7 +10,7 @@ unknown field (a misspelt `tokn: ...` would otherwise be quoted back in the erro
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from nodepools.specs.base import is_output, wired
 from nodepools.specs.secret_inputs import HoldsSecret, checked_url, secret_token
@@ -27,7 +27,7 @@ TOKEN_ENV_VARS = ("RHCS_TOKEN", "OCM_TOKEN")
 _CLUSTER_ID = re.compile(r"^[A-Za-z0-9][-A-Za-z0-9_]*$")
 
 
-Token = secret_token(TOKEN_ENV_VARS)
+Token = Annotated[Any, secret_token(TOKEN_ENV_VARS)]
 
 
 class RosaCluster(HoldsSecret):

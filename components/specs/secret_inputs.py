@@ -7,7 +7,7 @@ Shared by the ROSA cluster (OCM offline token) and the OSMO service (OSMO access
 from __future__ import annotations
 
 import ipaddress
-from typing import Annotated, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from nodepools.specs.base import SpecModel, ValueNotShown, is_output
@@ -50,10 +50,11 @@ def _token(value: Any, env_vars: tuple[str, ...]) -> Any:
     )
 
 
-def secret_token(env_vars: tuple[str, ...]) -> Any:
-    """A credential field: None, a secret Output, or a string kept as a `SecretStr`; errors
-    never quote it and name `env_vars`, the variables the provider reads when it is left out."""
-    return Annotated[Any, BeforeValidator(lambda value: _token(value, env_vars))]
+def secret_token(env_vars: tuple[str, ...]) -> BeforeValidator:
+    """The validator of a credential field, `Annotated[Any, secret_token(env_vars)]`: None, a
+    secret Output, or a string kept as a `SecretStr`; errors never quote it and name
+    `env_vars`, the variables the provider reads when it is left out."""
+    return BeforeValidator(lambda value: _token(value, env_vars))
 
 
 def url_problem(url: str) -> str | None:

@@ -90,15 +90,15 @@ class Rule:
         return (self.message or "").strip() or self.source.strip()
 
 
-def _regex_find(text: str, pattern: str) -> str:
+def regex_find(text: str, pattern: str) -> str:
     return regex.find(pattern, text)
 
 
-def _regex_find_all(text: str, pattern: str) -> list[str]:
+def regex_find_all(text: str, pattern: str) -> list[str]:
     return regex.find_all(pattern, text)
 
 
-def _regex_find_all_limit(text: str, pattern: str, limit: int) -> list[str]:
+def regex_find_all_limit(text: str, pattern: str, limit: int) -> list[str]:
     return regex.find_all(pattern, text, limit)
 
 
@@ -123,7 +123,7 @@ def environment() -> Any:
                                 string,
                                 [string, string],
                                 is_member=True,
-                                impl=_regex_find,
+                                impl=regex_find,
                             )
                         ],
                     ),
@@ -135,14 +135,14 @@ def environment() -> Any:
                                 strings,
                                 [string, string],
                                 is_member=True,
-                                impl=_regex_find_all,
+                                impl=regex_find_all,
                             ),
                             cel.Overload(
                                 "string_find_all_string_int",
                                 strings,
                                 [string, string, integer],
                                 is_member=True,
-                                impl=_regex_find_all_limit,
+                                impl=regex_find_all_limit,
                             ),
                         ],
                     ),
