@@ -34,13 +34,15 @@ def _validate_boot_volume(args: ResourceValidationArgs, report: ReportViolation)
     if pool.boot_volume_gb is None:
         report(
             f"Bare-metal pool '{pool.name}' ({shape}) declares no boot volume; set "
-            f"`{pool.path('boot_volume_gb')}` (at least {fmt(minimum)} GB)."
+            f"`{pool.path('boot_volume_gb')}` (at least {fmt(minimum)} GB).",
+            None,
         )
     elif pool.boot_volume_gb < minimum:
         report(
             f"Bare-metal pool '{pool.name}' ({shape}) has a {fmt(pool.boot_volume_gb)} GB boot "
             f"volume (`{pool.path('boot_volume_gb')}`), below the minimum of {fmt(minimum)} GB "
-            "(policy config `minBootVolumeGb`)."
+            "(policy config `minBootVolumeGb`).",
+            None,
         )
 
 
@@ -61,7 +63,8 @@ def _validate_multi_az_replicas(args: ResourceValidationArgs, report: ReportViol
         if value is not None and value % _MULTI_AZ_ZONES != 0:
             report(
                 f"Machine pool '{body.get('id', args.name)}' is on a multi-AZ cluster, so "
-                f"`{path}` must be a multiple of {_MULTI_AZ_ZONES}; got {fmt(value)}."
+                f"`{path}` must be a multiple of {_MULTI_AZ_ZONES}; got {fmt(value)}.",
+                None,
             )
 
 

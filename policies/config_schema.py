@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
+
+from nodepools.json_values import is_mapping
 
 ANNOTATIONS = frozenset({"default", "description", "title"})
 ASSERTIONS = frozenset(
@@ -87,7 +89,7 @@ def validate(schema: Mapping[str, Any], value: Any, path: str = "") -> list[str]
         types = [schema["type"]] if isinstance(schema["type"], str) else list(schema["type"])
         if not any(_has_type(value, t) for t in types):
             return [f"{where}expected {' or '.join(types)}, got {_json_type(value)} {shown}"]
-    errors = []
+    errors: list[str] = []
     if "enum" in schema and not any(_same(value, option) for option in schema["enum"]):
         options = ", ".join(json.dumps(o) for o in schema["enum"])
         errors.append(f"{where}must be one of {options}, got {shown}")
@@ -102,15 +104,16 @@ def validate(schema: Mapping[str, Any], value: Any, path: str = "") -> list[str]
         if "maxLength" in schema and len(value) > schema["maxLength"]:
             errors.append(f"{where}must be at most {schema['maxLength']} characters, got {shown}")
     if _json_type(value) == "array":
-        if "minItems" in schema and len(value) < schema["minItems"]:
+        array = cast("list[Any]", value)
+        if "minItems" in schema and len(array) < schema["minItems"]:
             errors.append(f"{where}must have at least {schema['minItems']} items, got {shown}")
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
+        if "maxItems" in schema and len(array) > schema["maxItems"]:
             errors.append(f"{where}must have at most {schema['maxItems']} items, got {shown}")
         if isinstance(schema.get("items"), Mapping):
-            for index, item in enumerate(value):
+            for index, item in enumerate(array):
                 errors += validate(schema["items"], item, f"{path}[{index}]")
-    if isinstance(value, Mapping):
-        properties = schema.get("properties", {})
+    if is_mapping(value):
+        properties: Mapping[str, Any] = schema.get("properties", {})
         for name in schema.get("required", []):
             if name not in value:
                 errors.append(f"{where}`{name}` is required")

@@ -19,6 +19,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from nodepools.json_values import is_mapping
 from nodepools.policies import config_schema
 from nodepools.policies.pack import enforcement_level
 from pulumi_policy import EnforcementLevel, Policy
@@ -59,15 +60,17 @@ def _level(raw: Any, key: str) -> EnforcementLevel:
 
 
 def _entries(config: Mapping[str, Any]) -> dict[str, _Entry]:
-    if not isinstance(config, Mapping):
+    # Policy config is user JSON: not always the object its annotation promises.
+    if not isinstance(config, Mapping):  # pyright: ignore[reportUnnecessaryIsInstance]
         raise PolicyConfigError(["the config must be a JSON object keyed by policy name"])
-    entries, problems = {}, []
+    entries: dict[str, _Entry] = {}
+    problems: list[str] = []
     for key, value in config.items():
         try:
             if isinstance(value, str):
                 entries[key] = _Entry(_level(value, key), {})
-            elif isinstance(value, Mapping):
-                properties = dict(value)
+            elif is_mapping(value):
+                properties: dict[str, Any] = dict(value)
                 raw_level = properties.pop("enforcementLevel", None)
                 level = None if raw_level is None else _level(raw_level, key)
                 if level is not None or properties:
@@ -138,7 +141,7 @@ def reconcile_policy_config(
         if entry.enforcement_level is not None:
             levels[name] = entry.enforcement_level
         properties[name].update(entry.properties)
-    problems = []
+    problems: list[str] = []
     for policy in policies:
         if policy.config_schema is not None:
             errors = config_schema.validate(_schema(policy), properties[policy.name])

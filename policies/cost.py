@@ -26,7 +26,8 @@ def _validate_max_nodes(args: ResourceValidationArgs, report: ReportViolation) -
         report(
             f"Pool '{pool.name}' can scale to {fmt(pool.max_nodes)} nodes "
             f"(`{pool.path('max_nodes')}`), above the ceiling of {fmt(ceiling)} "
-            "(policy config `maxNodes`)."
+            "(policy config `maxNodes`).",
+            None,
         )
 
 
@@ -48,7 +49,8 @@ def _validate_karpenter_limits(args: ResourceValidationArgs, report: ReportViola
                 + ")."
                 if pool.accelerators
                 else "."
-            )
+            ),
+            None,
         )
         return
     for accelerator in pool.accelerators:
@@ -56,7 +58,8 @@ def _validate_karpenter_limits(args: ResourceValidationArgs, report: ReportViola
             report(
                 f"NodePool '{pool.name}' can launch {accelerator.resource} instances but "
                 f"`spec.limits` ({', '.join(sorted(pool.limits))}) does not bound "
-                f"`{accelerator.resource}`."
+                f"`{accelerator.resource}`.",
+                None,
             )
 
 
@@ -69,7 +72,8 @@ def _validate_spot_price(args: ResourceValidationArgs, report: ReportViolation) 
         report(
             f"Pool '{pool.name}' bids up to {fmt(pool.max_price)} USD/hour for spot capacity "
             f"(`{pool.path('max_price')}`), above the cap of {fmt(cap)} "
-            "(policy config `maxPricePerHour`)."
+            "(policy config `maxPricePerHour`).",
+            None,
         )
 
 

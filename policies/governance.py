@@ -18,7 +18,7 @@ KUEUE_CLUSTER_QUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue"
 
 def _validate_quotas(args: StackValidationArgs, report: ReportViolation) -> None:
     pools = pools_by_name(args.resources)
-    flavor_pools = {}
+    flavor_pools: dict[str, str] = {}
     for resource in args.resources:
         if resource.resource_type == KUEUE_RESOURCE_FLAVOR:
             name = mapping(resource.props.get("metadata")).get("name")

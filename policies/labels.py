@@ -38,7 +38,8 @@ def _validate_label_domains(args: ResourceValidationArgs, report: ReportViolatio
             report(
                 f"Pool '{pool.name}' sets label `{key}` in `{pool.path('labels')}`; the "
                 f"`{domain}` domain is reserved (use your own prefix, or add the key to policy "
-                "config `allowedKeys`)."
+                "config `allowedKeys`).",
+                None,
             )
 
 

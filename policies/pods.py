@@ -28,7 +28,7 @@ class PodSpecView:
 
     def containers(self) -> list[tuple[str, Mapping[str, Any]]]:
         """(path, container) for every container and init container."""
-        found = []
+        found: list[tuple[str, Mapping[str, Any]]] = []
         for kind in ("initContainers", "containers"):
             for index, container in enumerate(items(self.spec.get(kind))):
                 found.append((f"{self.path}.{kind}[{index}]", mapping(container)))

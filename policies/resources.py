@@ -15,8 +15,9 @@ import binascii
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
+from nodepools.json_values import is_mapping
 from nodepools.policies.quantities import parse_quantity
 
 # The labels, tags and accelerator names the components use, from their one definition;
@@ -86,7 +87,7 @@ class PoolView:
     bare_metal: bool
     # Karpenter's `spec.limits`, as numbers; None for the pool types that have none.
     limits: Mapping[str, float] | None = None
-    paths: Mapping[str, str] = field(default_factory=dict)
+    paths: Mapping[str, str] = field(default_factory=dict[str, str])
 
     def path(self, attribute: str) -> str:
         return self.paths.get(attribute, attribute)
@@ -150,12 +151,12 @@ def _ec2_family_resource(family: str) -> str | None:
 
 
 def mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}
+    return cast("Mapping[str, Any]", value) if isinstance(value, Mapping) else {}
 
 
 def items(value: Any) -> Sequence[Any]:
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return value
+        return cast("Sequence[Any]", value)
     return ()
 
 
@@ -193,7 +194,7 @@ def fmt(value: float | None) -> str:
 def _kubernetes_taints(
     value: Any, *, effects: Mapping[str, str] | None = None
 ) -> tuple[Taint, ...]:
-    taints = []
+    taints: list[Taint] = []
     for raw in items(value):
         raw = mapping(raw)
         key = raw.get("key")
@@ -262,7 +263,7 @@ def _decode_user_data(encoded: str) -> str:
 
 def taints_from_kubelet_args(script: str) -> tuple[Taint, ...]:
     """Taints registered by kubelet `--register-with-taints=key=value:Effect,key2:Effect`."""
-    taints = []
+    taints: list[Taint] = []
     for spec in _REGISTER_WITH_TAINTS.findall(script):
         for entry in spec.split(","):
             key_value, _, effect = entry.rpartition(":")
@@ -463,7 +464,7 @@ def _karpenter_pool(props: Mapping[str, Any], name: str) -> PoolView:
     }
     raw_limits = spec.get("limits")
     limits = None
-    if isinstance(raw_limits, Mapping):
+    if is_mapping(raw_limits):
         limits = {str(k): q for k, v in raw_limits.items() if (q := parse_quantity(v)) is not None}
     # Karpenter bounds node count only through `limits.nodes` (or a fixed alpha `replicas`).
     max_nodes = (limits or {}).get("nodes", number(spec.get("replicas")))

@@ -13,9 +13,10 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from inspect import isawaitable
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf import json_format, struct_pb2
+from nodepools.json_values import is_mapping, is_sequence
 from nodepools.policies.configuration import (
     PolicyConfigError,
     load_policy_config,
@@ -35,7 +36,9 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 from pulumi_policy.deserialize import deserialize_properties
-from pulumi_policy.policy import _NotApplicableError
+
+# The SDK's marker of a policy that does not apply, exported under a private name only.
+from pulumi_policy.policy import _NotApplicableError  # pyright: ignore[reportPrivateUsage]
 from pulumi_policy.proxy import UnknownValueError, unknown_checking_proxy
 
 __all__ = [
@@ -59,7 +62,9 @@ class PolicyResourceInput:
     provider: PolicyProviderResource | None = None
     options: PolicyResourceOptions | None = None
     dependencies: Sequence[str] = ()
-    property_dependencies: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    property_dependencies: Mapping[str, Sequence[str]] = field(
+        default_factory=dict[str, Sequence[str]]
+    )
 
 
 @dataclass(frozen=True)
@@ -72,9 +77,9 @@ class PolicyViolation:
 
 def _strip_internal_keys(value: Any) -> Any:
     # The engine never sends `__`-prefixed keys (a dynamic resource's pickled `__provider`).
-    if isinstance(value, Mapping):
+    if is_mapping(value):
         return {k: _strip_internal_keys(v) for k, v in value.items() if not str(k).startswith("__")}
-    if isinstance(value, list | tuple):
+    if is_sequence(value):
         return [_strip_internal_keys(v) for v in value]
     return value
 
@@ -132,7 +137,7 @@ def _validate(
     urn: str | None,
 ) -> None:
     try:
-        outcome = policy.validate(args, report)  # type: ignore[attr-defined]
+        outcome = cast("object", policy.validate(args, report))  # type: ignore[attr-defined]
         if isawaitable(outcome):
             asyncio.run(_wait_for(outcome))
     except UnknownValueError as error:

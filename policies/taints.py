@@ -43,7 +43,8 @@ def _validate_accelerator_taint(args: ResourceValidationArgs, report: ReportViol
             f"Pool '{pool.name}' runs {accelerator.resource} capacity ({_shapes(pool)}) but "
             f"`{pool.path('taints')}` holds {_describe(pool.taints)}; add "
             f"`{accelerator.resource}=true:NoSchedule` so only pods that request "
-            f"{accelerator.resource} are scheduled there."
+            f"{accelerator.resource} are scheduled there.",
+            None,
         )
 
 
@@ -56,7 +57,8 @@ def _validate_spot_taint(args: ResourceValidationArgs, report: ReportViolation) 
     report(
         f"Pool '{pool.name}' uses spot/preemptible capacity but `{pool.path('taints')}` holds "
         f"{_describe(pool.taints)}; add `{SPOT_TAINT_KEY}=true:PreferNoSchedule` so only pods "
-        "that tolerate interruption opt in."
+        "that tolerate interruption opt in.",
+        None,
     )
 
 

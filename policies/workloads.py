@@ -53,7 +53,8 @@ def _validate_privileges(args: ResourceValidationArgs, report: ReportViolation) 
     if pod.spec.get("hostNetwork") is True and config.get("allowHostNetwork") is not True:
         report(
             f"Workload on {where} sets `{pod.path}.hostNetwork: true` (policy config "
-            "`allowHostNetwork` is off)."
+            "`allowHostNetwork` is off).",
+            None,
         )
     if config.get("allowPrivileged") is True:
         return
@@ -62,7 +63,8 @@ def _validate_privileges(args: ResourceValidationArgs, report: ReportViolation) 
             report(
                 f"Container '{container.get('name')}' on {where} sets "
                 f"`{path}.securityContext.privileged: true` (policy config `allowPrivileged` "
-                "is off)."
+                "is off).",
+                None,
             )
 
 
