@@ -75,10 +75,12 @@ class KarpenterNodePool(PoolComponent):
     TYPE = "nodepools:index:KarpenterNodePool"
 
     node_class_name: pulumi.Output[str]
-    manifests: pulumi.Output[dict]
+    manifests: pulumi.Output[dict[str, Any]]
 
     @classmethod
-    def preflight(cls, name: str, args: KarpenterNodePoolArgs | dict[str, Any]):
+    def preflight(
+        cls, name: str, args: KarpenterNodePoolArgs | dict[str, Any]
+    ) -> ResolvedKarpenterPool:
         """Everything the constructor checks (manifests validated too), registering nothing."""
         pool, _ = prepare_pool(args, name, f"KarpenterNodePool {name!r}")
         return pool

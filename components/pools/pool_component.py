@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from nodepools.backends import backend_for, check_pool
@@ -10,6 +10,9 @@ from nodepools.outputs import known_output
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.instance_types import unknown_type_warning
 from nodepools.specs.pools import ResolvedPool
+
+if TYPE_CHECKING:
+    from nodepools.specs.karpenter import ResolvedKarpenterPool
 
 
 class PoolComponent(pulumi.ComponentResource):
@@ -23,7 +26,7 @@ class PoolComponent(pulumi.ComponentResource):
 
     pool_name: pulumi.Output[str]
     pool_id: pulumi.Output[str]
-    scheduling_info: pulumi.Output[dict]
+    scheduling_info: pulumi.Output[dict[str, Any]]
     scheduling_info_yaml: pulumi.Output[str]
 
     @classmethod
@@ -32,7 +35,7 @@ class PoolComponent(pulumi.ComponentResource):
         raise NotImplementedError
 
     @classmethod
-    def preflight(cls, name: str, args: Any) -> ResolvedPool:
+    def preflight(cls, name: str, args: Any) -> ResolvedPool | ResolvedKarpenterPool:
         """Everything the constructor checks, registering nothing: the resolved pool, or one
         SpecError. The fleet runs it on every entry before it builds any of them."""
         pool = cls.resolve(name, args)
@@ -45,7 +48,7 @@ class PoolComponent(pulumi.ComponentResource):
         name: str,
         pool: ResolvedPool,
         opts: pulumi.ResourceOptions | None,
-        props: dict | None = None,
+        props: dict[str, Any] | None = None,
     ):
         super().__init__(type_token, name, {"spec": pool.summary(), **(props or {})}, opts)
         self.resolved = pool
@@ -64,7 +67,7 @@ class PoolComponent(pulumi.ComponentResource):
         self.scheduling_info = known_output(self.scheduling.to_dict())
         self.scheduling_info_yaml = pulumi.Output.from_input(self.scheduling.to_yaml())
 
-    def _pool_outputs(self) -> dict[str, pulumi.Output]:
+    def _pool_outputs(self) -> dict[str, pulumi.Output[Any]]:
         return {
             "pool_name": self.pool_name,
             "pool_id": self.pool_id,

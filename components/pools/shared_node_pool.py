@@ -63,7 +63,7 @@ class SharedNodePool(PoolComponent):
         description = self.pool_description
         self.shape = pulumi.Output.from_input(description.shape)
         self.selector = pulumi.Output.from_input(description.selector)
-        self.gpus_per_node = pulumi.Output.from_input(description.gpus_per_node)
+        self.gpus_per_node = pulumi.Output.from_input(pool.accelerators_per_node)
         self.total_gpus = pulumi.Output.from_input(description.total_gpus)
         self.register_outputs(
             {
