@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from nodepools.json_values import is_dict, is_list
 from nodepools.offline import Capture
 from nodepools.planning.report import whole_numbers
 
@@ -47,9 +48,9 @@ def redacted_inputs(inputs: dict[str, Any], secret_paths: tuple[str, ...]) -> di
 
 
 def _has(container: Any, key: Any) -> bool:
-    if isinstance(container, dict):
+    if is_dict(container):
         return key in container
-    return isinstance(container, list) and isinstance(key, int) and 0 <= key < len(container)
+    return is_list(container) and isinstance(key, int) and 0 <= key < len(container)
 
 
 OSMO_CONFIG = "osmo:configs:Config"  # the `resource_type` input of `OsmoConfig`

@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     from nodepools.planning import plan_stack
 
-    context = {}
+    context: dict[str, Any] = {}
     try:
         if args.policy_config is not None:
             from nodepools.policies.runner import load_policy_config

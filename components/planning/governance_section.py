@@ -8,7 +8,7 @@ from typing import Any
 
 from nodepools.offline import Capture
 from nodepools.planning.report import Section
-from nodepools.planning.sections import _compact
+from nodepools.planning.sections import compact
 
 QUOTAS_TYPE = "nodepools:index:PoolQuotas"
 PLATFORMS_TYPE = "nodepools:index:PoolPlatforms"
@@ -16,7 +16,7 @@ RESOURCE_ORDER = ("gpu", "cpu", "memory")
 
 
 def _text(value: Any) -> str:
-    return "-" if value is None else _compact(value)
+    return "-" if value is None else compact(value)
 
 
 def _table(rows: Sequence[Sequence[str]], indent: str = "  ") -> list[str]:
@@ -40,7 +40,7 @@ def quotas_section(capture: Capture) -> Section | None:
         return None
     section = Section("Quotas (Kueue)")
     for component in components:
-        spec = component.inputs.get("spec") or {}
+        spec: dict[str, Any] = component.inputs.get("spec") or {}
         rows: list[dict[str, Any]] = spec.get("quotas") or []
         section.lines.append(
             f"{component.name}: nominal quota / borrowing limit per project and pool"
@@ -65,7 +65,7 @@ def quotas_section(capture: Capture) -> Section | None:
         section.lines += _table(table)
         section.lines.append("Department totals (nominal quota per pool):")
         department_rows = [["department", "pool", *RESOURCE_ORDER]]
-        for department, pools in sorted((spec.get("departments") or {}).items()):
+        for department, pools in sorted((spec.get("departments") or dict[str, Any]()).items()):
             for pool, amounts in sorted(pools.items()):
                 department_rows.append(
                     [department, pool, *(_text(amounts.get(r)) for r in RESOURCE_ORDER)]
@@ -73,8 +73,9 @@ def quotas_section(capture: Capture) -> Section | None:
         section.lines += _table(department_rows)
         section.lines.append("Pools: capacity vs total nominal quota:")
         pool_rows = [["pool", *(f"{r} capacity/nominal" for r in RESOURCE_ORDER)]]
-        for pool, summary in sorted((spec.get("pools") or {}).items()):
-            capacity, nominal = summary.get("capacity") or {}, summary.get("nominal") or {}
+        for pool, summary in sorted((spec.get("pools") or dict[str, Any]()).items()):
+            capacity: dict[str, Any] = summary.get("capacity") or {}
+            nominal: dict[str, Any] = summary.get("nominal") or {}
             pool_rows.append(
                 [
                     pool,
@@ -91,29 +92,29 @@ def platforms_section(capture: Capture) -> Section | None:
         return None
     section = Section("Platforms")
     for component in components:
-        spec = component.inputs.get("spec") or {}
-        namespaces = ", ".join(spec.get("namespaces") or [])
+        spec: dict[str, Any] = component.inputs.get("spec") or {}
+        namespaces = ", ".join(spec.get("namespaces") or ())
         section.lines.append(
             f"{component.name}: pool {spec.get('pool')} (namespaces: {namespaces})"
         )
-        for platform in spec.get("platforms") or []:
+        for platform in spec.get("platforms") or ():
             default = " (default)" if platform.get("default") else ""
             section.lines.append(
                 f"  {platform['name']}{default}: PodTemplate {platform['podTemplate']}"
             )
             section.lines.append(f"    node selector: {_text(platform.get('nodeSelector') or {})}")
             section.lines.append(f"    tolerations: {_text(platform.get('tolerations') or [])}")
-            variables = platform.get("defaultVariables") or {}
+            variables: dict[str, Any] = platform.get("defaultVariables") or {}
             shown = " ".join(f"{k}={_text(v)}" for k, v in sorted(variables.items())) or "-"
             section.lines.append(f"    default variables: {shown}")
             policy = platform.get("policy")
-            checks = "; ".join(platform.get("validations") or []) or "-"
+            checks = "; ".join(platform.get("validations") or ()) or "-"
             section.lines.append(f"    validations ({policy or 'no policy'}): {checks}")
-        for role in spec.get("roles") or []:
+        for role in spec.get("roles") or ():
             section.lines.append(
                 f"  role {role['name']} (pools {role['pools']}): groups {', '.join(role['groups'])}"
             )
-        for document in spec.get("osmo") or []:
+        for document in spec.get("osmo") or ():
             section.lines.append(
                 f"  OSMO {document['type']} {document['name']}: {document['file']}"
             )

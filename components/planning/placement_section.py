@@ -45,7 +45,7 @@ def _stack_pools(capture: Capture) -> dict[str, _Pool]:
     pools: dict[str, _Pool] = {}
     for component in capture.components(SHARED_POOL_TYPE):
         outputs = capture.outputs_of(component)
-        spec = component.inputs.get("spec") or {}
+        spec: dict[str, Any] = component.inputs.get("spec") or {}
         name = outputs.get("pool_name") or spec.get("poolName") or component.name
         pools[name] = _Pool(
             SharedPool(
@@ -84,9 +84,9 @@ def placement_section(capture: Capture) -> Section | None:
     rows: list[tuple[str, ...]] = [("recipe", "status", "pool", "shape", "selector", "asks for")]
     waiting: list[tuple[str, RecipeDemand]] = []
     for recipe in recipes:
-        spec = recipe.inputs.get("spec") or {}
+        spec: dict[str, Any] = recipe.inputs.get("spec") or {}
         outputs = capture.outputs_of(recipe)
-        for description in spec.get("pools") or []:
+        for description in spec.get("pools") or ():
             pools.setdefault(description["name"], _described_pool(description))
         demand = RecipeDemand(
             name=recipe.name,
@@ -94,7 +94,7 @@ def placement_section(capture: Capture) -> Section | None:
             gpus=_int(spec.get("gpus")),
             replicas=_int(spec.get("replicas")),
             selector=spec.get("sharedPoolSelector"),
-            candidates=frozenset(p["name"] for p in spec.get("pools") or []),
+            candidates=frozenset(p["name"] for p in spec.get("pools") or ()),
         )
         placement = outputs.get("placement")
         status = outputs.get("status", "?")

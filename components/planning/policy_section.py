@@ -7,11 +7,16 @@ properties; `--policy-config FILE` takes the JSON the Pulumi CLI takes with
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from nodepools.offline import Capture, CapturedResource
 from nodepools.planning.report import Section
 
+if TYPE_CHECKING:
+    from nodepools.policies.runner import PolicyResourceInput
 
-def policy_inputs(capture: Capture) -> list:
+
+def policy_inputs(capture: Capture) -> list[PolicyResourceInput]:
     """The captured custom resources as the policy runner takes them."""
     from nodepools.policies.runner import PolicyResourceInput
 

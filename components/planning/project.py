@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from nodepools.json_values import is_dict
 
 # Without a Pulumi.yaml (the repository's own stacks folder): the project name used.
 DEFAULT_PROJECT = "nodepools"
@@ -41,8 +42,8 @@ def load_project(directory: Path, stacks_dir: Path | None = None) -> Project:
     if not path.is_file():
         folder = stacks_dir or directory / "stacks"
         return Project(DEFAULT_PROJECT, folder, folder)
-    document = yaml.safe_load(path.read_text()) or {}
-    if not isinstance(document, dict) or not isinstance(document.get("name"), str):
+    document: Any = yaml.safe_load(path.read_text()) or {}
+    if not is_dict(document) or not isinstance(document.get("name"), str):
         raise ValueError(f"{path}: a Pulumi project file needs a `name`")
     name = document["name"]
     program = directory / str(document.get("main") or ".")
@@ -50,12 +51,12 @@ def load_project(directory: Path, stacks_dir: Path | None = None) -> Project:
     if stacks_dir is not None:
         program = config_dir = stacks_dir
     defaults: dict[str, Any] = {}
-    for key, value in (document.get("config") or {}).items():
+    for key, value in (document.get("config") or dict[str, Any]()).items():
         full = full_key(name, key)
-        if isinstance(value, dict) and ("default" in value or "type" in value):
+        if is_dict(value) and ("default" in value or "type" in value):
             if "default" in value:
                 defaults[full] = value["default"]
-        elif isinstance(value, dict) and "value" in value:
+        elif is_dict(value) and "value" in value:
             defaults[full] = value["value"]
         else:
             defaults[full] = value
@@ -81,13 +82,13 @@ def stack_config(
             for p in project.stack_config_dir.glob("Pulumi.*.yaml")
         )
         raise FileNotFoundError(f"no stack file {path} (stacks: {', '.join(available) or 'none'})")
-    document = yaml.safe_load(path.read_text()) or {}
+    document: Any = yaml.safe_load(path.read_text()) or {}
     values = dict(project.defaults)
     secret: set[str] = set()
-    for key, value in (document.get("config") or {}).items():
+    for key, value in (document.get("config") or dict[str, Any]()).items():
         full = full_key(project.name, key)
         values[full] = value
-        if isinstance(value, dict) and set(value) == {"secure"}:
+        if is_dict(value) and set(value) == {"secure"}:
             secret.add(full)
     for items, is_secret in ((overrides or [], False), (secret_overrides or [], True)):
         for item in items:
@@ -99,7 +100,7 @@ def stack_config(
             # A stack file's secret stays secret when its plaintext is given for the run.
             if is_secret or full in secret:
                 secret.add(full)
-    encrypted = sorted(k for k, v in values.items() if isinstance(v, dict) and set(v) == {"secure"})
+    encrypted = sorted(k for k, v in values.items() if is_dict(v) and set(v) == {"secure"})
     if encrypted:
         raise ValueError(
             f"{', '.join(encrypted)} in {path} "

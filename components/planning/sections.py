@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from nodepools.json_values import is_dict
 from nodepools.offline import Capture, CapturedResource
 from nodepools.planning.report import Section, whole_numbers
 
@@ -48,13 +49,13 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
 
 def _dig(data: Any, path: str) -> Any:
     for part in path.split("."):
-        if not isinstance(data, dict):
+        if not is_dict(data):
             return None
         data = data.get(part)
     return data
 
 
-def _compact(value: Any) -> str:
+def compact(value: Any) -> str:
     if isinstance(value, bool):
         return json.dumps(value)  # as the stack YAML and the engine spell it
     value = whole_numbers(value)
@@ -65,18 +66,18 @@ def _compact(value: Any) -> str:
 
 def key_inputs(resource: CapturedResource) -> str:
     if resource.type.startswith("kubernetes:"):
-        meta = resource.inputs.get("metadata") or {}
+        meta: dict[str, Any] = resource.inputs.get("metadata") or {}
         name = meta.get("name", "")
         namespace = meta.get("namespace")
         return f"{namespace}/{name}" if namespace else str(name)
     fields = KEY_INPUTS.get(resource.type, ())
-    parts = []
+    parts: list[str] = []
     for field_path in fields:
         value = _dig(resource.inputs, field_path)
         if field_path in resource.unknown_paths:
             parts.append(f"{field_path.rsplit('.', 1)[-1]}={KNOWN_AFTER_APPLY}")
         elif value is not None:
-            parts.append(f"{field_path.rsplit('.', 1)[-1]}={_compact(value)}")
+            parts.append(f"{field_path.rsplit('.', 1)[-1]}={compact(value)}")
     return " ".join(parts)
 
 
@@ -135,9 +136,11 @@ def scheduling_section(capture: Capture) -> Section:
 
 def capacity_section(capture: Capture) -> Section:
     section = Section("Capacity")
-    rows = [("pool", "cluster", "instance type", "nodes", "accelerator", "per node", "max total")]
+    rows: list[tuple[str, ...]] = [
+        ("pool", "cluster", "instance type", "nodes", "accelerator", "per node", "max total")
+    ]
     for pool in pool_components(capture):
-        spec = pool.inputs.get("spec") or {}
+        spec: dict[str, Any] = pool.inputs.get("spec") or {}
         if "minNodes" not in spec and "limits" in spec:
             rows.append(_limited_pool_row(pool, spec))
             continue
@@ -171,7 +174,9 @@ def capacity_section(capture: Capture) -> Section:
 def _limited_pool_row(pool: CapturedResource, spec: dict[str, Any]) -> tuple[str, ...]:
     """A pool sized by resource limits (Karpenter) rather than node counts: the nodes column
     shows its limits, the total is its accelerator limit ("unbounded" without one)."""
-    limits = {key: _compact(value) for key, value in (spec.get("limits") or {}).items()}
+    limits = {
+        key: compact(value) for key, value in (spec.get("limits") or dict[str, Any]()).items()
+    }
     resource = spec.get("acceleratorResource")
     model = spec.get("acceleratorModel")
     per_node = spec.get("acceleratorsPerNode")
@@ -181,6 +186,6 @@ def _limited_pool_row(pool: CapturedResource, spec: dict[str, Any]) -> tuple[str
         spec.get("instanceType", "?"),
         "limits " + ",".join(f"{k}={v}" for k, v in limits.items()) if limits else "unbounded",
         f"{resource} ({model})" if resource and model else resource or "-",
-        "-" if not resource else _compact(per_node) if per_node else "?",
+        "-" if not resource else compact(per_node) if per_node else "?",
         "-" if not resource else limits.get(resource, "unbounded"),
     )
