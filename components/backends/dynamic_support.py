@@ -8,6 +8,7 @@ import pickle
 from collections.abc import Iterator
 from typing import Any
 
+from nodepools.json_values import is_dict, is_list, is_sequence
 from pulumi.runtime import rpc
 
 
@@ -18,9 +19,9 @@ def is_unknown(value: Any) -> bool:
 def has_unknown(value: Any) -> bool:
     if is_unknown(value):
         return True
-    if isinstance(value, dict):
+    if is_dict(value):
         return any(has_unknown(item) for item in value.values())
-    if isinstance(value, list):
+    if is_list(value):
         return any(has_unknown(item) for item in value)
     return False
 
@@ -30,9 +31,9 @@ def whole_numbers(value: Any) -> Any:
     reports and artifacts)."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
-    if isinstance(value, dict):
+    if is_dict(value):
         return {key: whole_numbers(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
+    if is_sequence(value):
         return [whole_numbers(item) for item in value]
     return value
 

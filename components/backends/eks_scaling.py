@@ -62,7 +62,7 @@ def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> in
         for group_name in sorted(n for n in names if isinstance(n, str) and pattern.fullmatch(n)):
             group = aws.eks.get_node_group(cluster_name=cluster_name, node_group_name=group_name)
             # The prefix may be shared by a longer pool name cut to fit; the tag is ours.
-            if (group.tags or {}).get(POOL_LABEL) != pool_name:
+            if (group.tags or dict[str, Any]()).get(POOL_LABEL) != pool_name:
                 continue
             configs = group.scaling_configs or []
             if configs and isinstance(getattr(configs[0], "desired_size", None), int):

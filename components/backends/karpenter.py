@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodepools.backends import BuiltPool
+from nodepools.json_values import is_dict, is_list
 from nodepools.specs.base import Issue, is_output
 from nodepools.specs.karpenter import ResolvedKarpenterPool
 from nodepools.specs.karpenter_node_class import NodeClassArgs, ami_family
@@ -142,9 +143,9 @@ def render_manifests(pool: ResolvedKarpenterPool) -> dict[str, dict[str, Any]]:
 def _known(value: Any) -> Any:
     if is_output(value):
         return UNKNOWN_PLACEHOLDER
-    if isinstance(value, dict):
+    if is_dict(value):
         return {key: _known(item) for key, item in value.items()}
-    if isinstance(value, list):
+    if is_list(value):
         return [_known(item) for item in value]
     return value
 

@@ -50,6 +50,7 @@ from nodepools.backends.http_retry import (
     secret_forms,
     send_with_retries,
 )
+from nodepools.json_values import is_dict
 
 logger = logging.getLogger(__name__)
 
@@ -209,8 +210,8 @@ class OcmClient:
         pools: list[dict[str, Any]] = []
         for page in range(1, _MAX_LIST_PAGES + 1):
             answer = self._api("GET", path, params={"page": page, "size": self.page_size})
-            body = answer.body if isinstance(answer.body, dict) else {}
-            items = body.get("items") or []
+            body = answer.body if is_dict(answer.body) else {}
+            items: list[Any] = body.get("items") or []
             pools.extend(items)
             total = body.get("total")
             if not items or (isinstance(total, int) and len(pools) >= total):
@@ -225,7 +226,7 @@ class OcmClient:
     def get_cluster(self, cluster_id: str) -> dict[str, Any]:
         """The cluster (OCM's Cluster object); a missing one is OCM's 404 as OcmApiError."""
         answer = self._api("GET", _CLUSTER.format(cluster=_segment(cluster_id))).body
-        return answer if isinstance(answer, dict) else {}
+        return answer if is_dict(answer) else {}
 
     def get_machine_pool(self, cluster_id: str, pool_id: str) -> dict[str, Any] | None:
         """The machine pool, or None when OCM says it does not exist (404)."""
@@ -282,7 +283,7 @@ class OcmClient:
         }
         label = httpx.URL(self.sso_url).path
         answer = self._send_with_retries("POST", self.sso_url, label, data=form)
-        body = answer.body if isinstance(answer.body, dict) else {}
+        body = answer.body if is_dict(answer.body) else {}
         if answer.status_code != 200:
             # Keycloak answers a revoked or malformed offline token with 400 invalid_grant.
             error = _redact(str(body.get("error") or f"HTTP {answer.status_code}"), offline_token)
@@ -397,7 +398,7 @@ def _api_error(method: str, path: str, answer: Answer, secret: str | None) -> Oc
 
 
 def _error_fields(body: Any) -> dict[str, str]:
-    if isinstance(body, dict):
+    if is_dict(body):
         return {
             key: str(body[key])
             for key in ("code", "reason", "operation_id", "id")

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from nodepools.json_values import is_dict, is_list
 from nodepools.specs.base import Issue, SpecError
 from nodepools.specs.pools import ResolvedPool
 
@@ -65,7 +66,7 @@ class Problem:
 
 def body_problems(body: Any, *, multi_az: bool, path: str = "body") -> list[Problem]:
     """Every rule OCM enforces on a new machine pool that can be checked offline."""
-    if not isinstance(body, dict):
+    if not is_dict(body):
         return [Problem(path, f"must be an object (the OCM MachinePool body), got {body!r}")]
     problems: list[Problem] = []
 
@@ -112,7 +113,7 @@ def body_problems(body: Any, *, multi_az: bool, path: str = "body") -> list[Prob
     for key in ("subnets", "availability_zones"):
         value = body.get(key)
         if value is not None and (
-            not isinstance(value, list)
+            not is_list(value)
             or not value
             or not all(isinstance(item, str) and item for item in value)
         ):
@@ -131,7 +132,7 @@ def _pinned_to_one_zone(body: dict[str, Any]) -> bool:
     """A pool placed in one zone of a multi-AZ cluster is exempt from the multiple-of-3 rule."""
     for key in ("subnets", "availability_zones"):
         value = body.get(key)
-        if isinstance(value, list) and len(value) == 1:
+        if is_list(value) and len(value) == 1:
             return True
     return False
 
@@ -147,7 +148,7 @@ def _check_count(value: Any, field: str, needs_multiple: bool, add: Callable) ->
 
 
 def _check_autoscaling(value: Any, needs_multiple: bool, add: Callable) -> None:
-    if not isinstance(value, dict):
+    if not is_dict(value):
         add("autoscaling", f"must be an object with min_replicas and max_replicas, got {value!r}")
         return
     for key in sorted(set(value) - {"min_replicas", "max_replicas"}):
@@ -170,7 +171,7 @@ def _check_autoscaling(value: Any, needs_multiple: bool, add: Callable) -> None:
 def _check_labels(labels: Any, add: Callable) -> None:
     if labels is None:
         return
-    if not isinstance(labels, dict):
+    if not is_dict(labels):
         add("labels", f"must be an object of string keys and values, got {labels!r}")
         return
     for key, value in labels.items():
@@ -183,13 +184,13 @@ def _check_labels(labels: Any, add: Callable) -> None:
 def _check_taints(taints: Any, add: Callable) -> None:
     if taints is None:
         return
-    if not isinstance(taints, list):
+    if not is_list(taints):
         add("taints", f"must be a list of {{key, value, effect}}, got {taints!r}")
         return
     seen: set[tuple[str, str]] = set()
     for index, taint in enumerate(taints):
         where = f"taints[{index}]"
-        if not isinstance(taint, dict):
+        if not is_dict(taint):
             add(where, f"must be an object {{key, value, effect}}, got {taint!r}")
             continue
         for key in sorted(set(taint) - {"key", "value", "effect"}):
@@ -210,7 +211,7 @@ def _check_taints(taints: Any, add: Callable) -> None:
 def _check_aws(aws: Any, add: Callable) -> None:
     if aws is None:
         return
-    if not isinstance(aws, dict):
+    if not is_dict(aws):
         add("aws", f"must be an object, got {aws!r}")
         return
     for key in sorted(set(aws) - {"spot_market_options"}):
@@ -218,7 +219,7 @@ def _check_aws(aws: Any, add: Callable) -> None:
     spot = aws.get("spot_market_options")
     if spot is None:
         return
-    if not isinstance(spot, dict):
+    if not is_dict(spot):
         add("aws.spot_market_options", f"must be an object (possibly empty), got {spot!r}")
         return
     for key in sorted(set(spot) - {"max_price"}):
@@ -238,8 +239,8 @@ def _check_aws(aws: Any, add: Callable) -> None:
 def _check_root_volume(root_volume: Any, add: Callable) -> None:
     if root_volume is None:
         return
-    size = root_volume.get("aws", {}).get("size") if isinstance(root_volume, dict) else None
-    if not isinstance(root_volume, dict) or set(root_volume) != {"aws"} or size is None:
+    size = root_volume.get("aws", {}).get("size") if is_dict(root_volume) else None
+    if not is_dict(root_volume) or set(root_volume) != {"aws"} or size is None:
         add("root_volume", f"must be {{'aws': {{'size': <GiB>}}}}, got {root_volume!r}")
         return
     gib = as_int(size)
@@ -313,16 +314,16 @@ def live_view(live: dict[str, Any], desired: dict[str, Any] | None) -> dict[str,
     else:
         view["replicas"] = _int_or_raw(live.get("replicas", 0))
     wants = desired if desired is not None else {}
-    labels = live.get("labels") or {}
+    labels: dict[str, Any] = live.get("labels") or {}
     if labels or "labels" in wants or desired is None:
         view["labels"] = dict(sorted(labels.items()))
-    taints = live.get("taints") or []
+    taints: list[Any] = live.get("taints") or []
     if taints or "taints" in wants or desired is None:
         view["taints"] = [_normalize_taint(taint) for taint in _sorted_taints(taints)]
     spot = _spot(live)
     if spot is not None:
         view["aws"] = {"spot_market_options": {} if spot[1] is None else {"max_price": spot[1]}}
-    size = (live.get("root_volume") or {}).get("aws", {}).get("size")
+    size = (live.get("root_volume") or dict[str, Any]()).get("aws", {}).get("size")
     if size is not None and ("root_volume" in wants or desired is None):
         view["root_volume"] = {"aws": {"size": _int_or_raw(size)}}
     for key in ("subnets", "availability_zones"):
@@ -332,7 +333,7 @@ def live_view(live: dict[str, Any], desired: dict[str, Any] | None) -> dict[str,
 
 
 def _sorted_taints(taints: list[Any]) -> list[Any]:
-    return sorted(taints, key=lambda t: _taint_key(t) if isinstance(t, dict) else ("", "", ""))
+    return sorted(taints, key=lambda t: _taint_key(t) if is_dict(t) else ("", "", ""))
 
 
 def _normalize_taint(taint: dict[str, Any]) -> dict[str, Any]:
@@ -367,17 +368,17 @@ class _Facet:
 
 def _spot(body: dict[str, Any]) -> tuple[str, Any] | None:
     aws = body.get("aws")
-    if not isinstance(aws, dict) or aws.get("spot_market_options") is None:
+    if not is_dict(aws) or aws.get("spot_market_options") is None:
         return None
     options = aws["spot_market_options"]
-    price = options.get("max_price") if isinstance(options, dict) else options
+    price = options.get("max_price") if is_dict(options) else options
     return ("spot", price)
 
 
 def _scaling(body: dict[str, Any]) -> tuple[Any, ...]:
     if body.get("autoscaling") is not None:
         autoscaling = body["autoscaling"]
-        if not isinstance(autoscaling, dict):
+        if not is_dict(autoscaling):
             return ("autoscaling", autoscaling)
         return (
             "autoscaling",
@@ -388,24 +389,22 @@ def _scaling(body: dict[str, Any]) -> tuple[Any, ...]:
 
 
 def _labels(body: dict[str, Any]) -> Any:
-    labels = body.get("labels") or {}
-    return tuple(sorted(labels.items())) if isinstance(labels, dict) else labels
+    labels: dict[str, Any] = body.get("labels") or {}
+    return tuple(sorted(labels.items())) if is_dict(labels) else labels
 
 
 def _taints(body: dict[str, Any]) -> Any:
-    taints = body.get("taints") or []
-    if not isinstance(taints, list):
+    taints: list[Any] = body.get("taints") or []
+    if not is_list(taints):
         return taints
-    return tuple(
-        sorted(_taint_key(t) if isinstance(t, dict) else ("?", repr(t), "") for t in taints)
-    )
+    return tuple(sorted(_taint_key(t) if is_dict(t) else ("?", repr(t), "") for t in taints))
 
 
 def _root_volume(body: dict[str, Any]) -> Any:
     root_volume = body.get("root_volume")
     if root_volume is None:
         return None
-    if not isinstance(root_volume, dict) or not isinstance(root_volume.get("aws"), dict):
+    if not is_dict(root_volume) or not is_dict(root_volume.get("aws")):
         return root_volume
     return _int_or_raw(root_volume["aws"].get("size"))
 
@@ -413,7 +412,7 @@ def _root_volume(body: dict[str, Any]) -> Any:
 def _zones(key: str) -> Callable[[dict[str, Any]], Any]:
     def read(body: dict[str, Any]) -> Any:
         value = body.get(key)
-        return tuple(sorted(value)) if isinstance(value, list) else value
+        return tuple(sorted(value)) if is_list(value) else value
 
     return read
 

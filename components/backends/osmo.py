@@ -39,6 +39,7 @@ from nodepools.backends.dynamic_support import (
 )
 from nodepools.backends.http_retry import RetryPolicy
 from nodepools.backends.osmo_client import WRITES, OsmoAuthenticationError, OsmoClient, OsmoError
+from nodepools.json_values import is_dict
 from nodepools.specs.osmo_platforms import OSMO_TOKEN_ENV_VARS, OSMO_URL_ENV_VAR
 from nodepools.specs.secret_inputs import url_problem
 
@@ -131,14 +132,14 @@ def _live_document(config_type: str, name: str, live: Any, desired: Any) -> Any:
     its platforms and a role: of those, only the keys the document gives are kept."""
     if config_type in ("POD_TEMPLATE", "RESOURCE_VALIDATION"):
         return {name: live}
-    if not isinstance(live, dict) or not isinstance(desired, dict):
+    if not is_dict(live) or not is_dict(desired):
         return live
     kept = {k: v for k, v in live.items() if k in desired}
     platforms, wanted = kept.get("platforms"), desired.get("platforms")
-    if config_type == "POOL" and isinstance(platforms, dict) and isinstance(wanted, dict):
+    if config_type == "POOL" and is_dict(platforms) and is_dict(wanted):
         kept["platforms"] = {
             p: {k: v for k, v in spec.items() if k in (wanted.get(p) or {})}
-            if isinstance(spec, dict) and p in wanted
+            if is_dict(spec) and p in wanted
             else spec
             for p, spec in platforms.items()
         }
@@ -170,7 +171,7 @@ class OsmoConfigProvider(pulumi.dynamic.ResourceProvider):
     def _client(self, target: _Target) -> OsmoClient:
         explicit = target.token
         options = dict(self._client_options)
-        if isinstance(options.get("policy"), dict):
+        if is_dict(options.get("policy")):
             options["policy"] = RetryPolicy(**options["policy"])
         return OsmoClient(resolve_url(target.url), lambda: resolve_token(explicit), **options)
 

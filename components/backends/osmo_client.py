@@ -40,6 +40,7 @@ from nodepools.backends.http_retry import (
     redact,
     send_with_retries,
 )
+from nodepools.json_values import is_dict
 
 logger = logging.getLogger(__name__)
 
@@ -196,7 +197,7 @@ class OsmoClient:
         if not token:
             raise OsmoAuthenticationError(f"No OSMO access token was given: {_CREDENTIAL_HINT}.")
         answer = self._send("POST", TOKEN_EXCHANGE_PATH, json={"token": token})
-        body = answer.body if isinstance(answer.body, dict) else {}
+        body = answer.body if is_dict(answer.body) else {}
         if answer.status_code != 200:
             quoted = redact(_osmo_message(answer.body), token)
             error_class = (
@@ -244,7 +245,7 @@ class OsmoClient:
                 f"{_CREDENTIAL_HINT}, and that its user may change configs."
             )
         if answer.status_code >= 400:
-            body = answer.body if isinstance(answer.body, dict) else {}
+            body = answer.body if is_dict(answer.body) else {}
             raise OsmoApiError(
                 method=method,
                 path=path,
@@ -260,7 +261,7 @@ class OsmoClient:
 
 
 def _osmo_message(body: Any) -> str | None:
-    if isinstance(body, dict):
+    if is_dict(body):
         if body.get("message") is not None:
             return str(body["message"])
         if body.get("detail") is not None:

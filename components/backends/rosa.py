@@ -64,6 +64,7 @@ from nodepools.backends.ocm_machine_pool_body import (
     normalize_body,
     patch_for,
 )
+from nodepools.json_values import is_dict
 from nodepools.specs.pools import ResolvedPool
 from nodepools.specs.rosa import TOKEN_ENV_VARS, RosaCluster
 from nodepools.specs.secret_inputs import url_problem
@@ -237,7 +238,7 @@ class OcmMachinePoolProvider(pulumi.dynamic.ResourceProvider):
         self, _id: str, olds: dict[str, Any], news: dict[str, Any]
     ) -> pulumi.dynamic.DiffResult:
         old_body, new_body = olds.get("body"), news.get("body")
-        if not isinstance(old_body, dict) or not isinstance(new_body, dict):
+        if not is_dict(old_body) or not is_dict(new_body):
             return pulumi.dynamic.DiffResult(
                 changes=True, replaces=["body"], delete_before_replace=True
             )
@@ -279,7 +280,7 @@ class OcmMachinePoolProvider(pulumi.dynamic.ResourceProvider):
         if live is None:
             logger.info("OCM machine pool %s on cluster %s is gone", pool_id, cluster_id)
             return pulumi.dynamic.ReadResult("", {})
-        desired = props.get("body") if isinstance(props.get("body"), dict) else None
+        desired = props.get("body") if is_dict(props.get("body")) else None
         outs = _outputs(target, desired, live)
         inputs = {key: outs[key] for key in INPUT_KEYS if key in outs}
         return pulumi.dynamic.ReadResult(id_, outs, inputs)

@@ -14,8 +14,9 @@ import re
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, TypeVar
+from typing import Any, TypeVar, cast
 
+from nodepools.json_values import is_dict, is_list, is_sequence
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 
 # pydantic's model metaclass, public in all but name (pinned in constraints.txt).
@@ -131,7 +132,7 @@ HIDDEN = "<hidden: it may hold a secret>"
 
 
 def _mentions_secret(value: Any) -> bool:
-    if isinstance(value, dict):
+    if is_dict(value):
         # Kubernetes-style `{name: HF_TOKEN, value: ...}` pairs name their secret in a value.
         name = value.get("name")
         if isinstance(name, str) and SECRET_KEY.search(name):
@@ -140,7 +141,7 @@ def _mentions_secret(value: Any) -> bool:
             (isinstance(k, str) and SECRET_KEY.search(k)) or _mentions_secret(v)
             for k, v in value.items()
         )
-    if isinstance(value, list | tuple):
+    if is_sequence(value):
         return any(_mentions_secret(item) for item in value)
     return False
 
@@ -164,8 +165,8 @@ def _user_loc(loc: tuple[Any, ...], data: Any) -> list[Any]:
     kept: list[Any] = []
     current = data
     for part in loc:
-        if (isinstance(current, dict) and part in current) or (
-            isinstance(current, list) and isinstance(part, int) and part < len(current)
+        if (is_dict(current) and part in current) or (
+            is_list(current) and isinstance(part, int) and part < len(current)
         ):
             current = current[part]
         elif _is_union_tag(part):
@@ -208,8 +209,9 @@ def issues_from_validation_error(
         elif kind == "missing":
             message = "is required"
         elif kind == "union_tag_invalid":
-            expected = error.get("ctx", {}).get("expected_tags", "")
-            message = f"unknown kind {_quote(error['ctx']['tag'])}; expected one of {expected}"
+            ctx: dict[str, Any] = error.get("ctx", {})
+            expected = ctx.get("expected_tags", "")
+            message = f"unknown kind {_quote(ctx['tag'])}; expected one of {expected}"
         elif kind == "union_tag_not_found":
             message = "needs a `kind`"
         elif is_output(error.get("input")):
@@ -281,12 +283,13 @@ def parse_spec(model: type[T], data: Any, subject: str, prefix: str = "") -> T:
 
 def is_output(value: Any) -> bool:
     """True for a Pulumi Output (or Output-like awaitable), detected without importing pulumi."""
-    cls = type(value)
+    cls = cast("type[Any]", type(value))
     return cls.__name__ == "Output" and cls.__module__.startswith("pulumi")
 
 
-def wired(plain_type: Any) -> Any:
-    """A field that takes a plain `plain_type` value or a Pulumi Output resolving to one."""
+def wired(plain_type: Any) -> BeforeValidator:
+    """The validator of a field that takes a plain `plain_type` value or a Pulumi Output
+    resolving to one: `field: Annotated[Any, wired(str)]`."""
     adapter = TypeAdapter(plain_type)
 
     def check(value: Any) -> Any:
@@ -295,4 +298,4 @@ def wired(plain_type: Any) -> Any:
         return adapter.validate_python(value)
 
     check.wired = True  # type: ignore[attr-defined]  # see nodepools.specs.resolved
-    return Annotated[Any, BeforeValidator(check)]
+    return BeforeValidator(check)

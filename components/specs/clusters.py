@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from nodepools.json_values import is_list
 from nodepools.specs.base import SpecModel, register_union_tags, wired
 from nodepools.specs.labels import Labels
 from nodepools.specs.rosa import RosaCluster
@@ -25,7 +26,10 @@ _EKS_AMI_TYPES = (
     "BOTTLEROCKET_ARM_64_NVIDIA",
     "CUSTOM",
 )
-EksAmiType = Literal[_EKS_AMI_TYPES]  # type: ignore[valid-type]
+if TYPE_CHECKING:
+    EksAmiType = str  # one of _EKS_AMI_TYPES, checked by pydantic
+else:
+    EksAmiType = Literal[_EKS_AMI_TYPES]
 
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/[\w+=,.@/-]+$")
 
@@ -34,11 +38,13 @@ class EksCluster(SpecModel):
     """An existing EKS cluster; pools become EKS managed node groups."""
 
     kind: Literal["eks"] = Field(description="Discriminator: `eks`.")
-    cluster_name: wired(str) = Field(description="EKS cluster name (or an Output). Required.")
-    node_role_arn: wired(str) = Field(
+    cluster_name: Annotated[Any, wired(str)] = Field(
+        description="EKS cluster name (or an Output). Required."
+    )
+    node_role_arn: Annotated[Any, wired(str)] = Field(
         description="IAM role ARN the nodes assume (or an Output). Required."
     )
-    subnet_ids: wired(list[wired(str)]) = Field(
+    subnet_ids: Annotated[Any, wired(list[Annotated[Any, wired(str)]])] = Field(
         description="Subnets the nodes are launched in (or an Output). Required."
     )
     ami_type: EksAmiType | None = Field(
@@ -52,7 +58,7 @@ class EksCluster(SpecModel):
 
     @field_validator("node_role_arn")
     @classmethod
-    def _role_arn(cls, value):
+    def _role_arn(cls, value: Any) -> Any:
         if isinstance(value, str) and not _ROLE_ARN.fullmatch(value):
             raise ValueError(
                 f"{value!r} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)"
@@ -61,8 +67,8 @@ class EksCluster(SpecModel):
 
     @field_validator("subnet_ids")
     @classmethod
-    def _some_subnets(cls, value):
-        if isinstance(value, list) and not value:
+    def _some_subnets(cls, value: Any) -> Any:
+        if is_list(value) and not value:
             raise ValueError("needs at least one subnet id (got [])")
         return value
 
@@ -71,7 +77,9 @@ class OkePlacement(SpecModel):
     """Where OKE nodes go: one availability domain and a worker subnet in it."""
 
     availability_domain: str = Field(min_length=1, description="e.g. `Uocm:PHX-AD-1`. Required.")
-    subnet_id: wired(str) = Field(description="Worker subnet OCID (or an Output). Required.")
+    subnet_id: Annotated[Any, wired(str)] = Field(
+        description="Worker subnet OCID (or an Output). Required."
+    )
 
 
 class OkeAutoscalerAddon(SpecModel):
@@ -98,9 +106,15 @@ class OkeCluster(SpecModel):
     """An existing Oracle Kubernetes Engine cluster; pools become OKE node pools."""
 
     kind: Literal["oke"] = Field(description="Discriminator: `oke`.")
-    cluster_id: wired(str) = Field(description="Cluster OCID (or an Output). Required.")
-    compartment_id: wired(str) = Field(description="Compartment OCID (or an Output). Required.")
-    image_id: wired(str) = Field(description="Node image OCID (or an Output). Required.")
+    cluster_id: Annotated[Any, wired(str)] = Field(
+        description="Cluster OCID (or an Output). Required."
+    )
+    compartment_id: Annotated[Any, wired(str)] = Field(
+        description="Compartment OCID (or an Output). Required."
+    )
+    image_id: Annotated[Any, wired(str)] = Field(
+        description="Node image OCID (or an Output). Required."
+    )
     placements: list[OkePlacement] = Field(
         min_length=1, description="Availability domains and subnets; at least one. Required."
     )

@@ -8,7 +8,8 @@ from __future__ import annotations
 import enum
 import types
 import typing
-from typing import Annotated, Any, Literal, Union
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, Union, cast
 
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
@@ -46,7 +47,9 @@ def default_text(info: FieldInfo) -> str:
     if info.is_required():
         return "required"
     if info.default_factory is not None:
-        return f"`{info.default_factory()!r}`"
+        # Our specs' factories take no arguments (none reads the validated data).
+        factory = cast("Callable[[], Any]", info.default_factory)
+        return f"`{factory()!r}`"
     if info.default is PydanticUndefined:
         return "-"
     return f"`{info.default!r}`"

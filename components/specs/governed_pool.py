@@ -16,7 +16,7 @@ from nodepools.specs.karpenter import ResolvedKarpenterPool
 from nodepools.specs.kube import Amount, ObjectName
 from nodepools.specs.labels import POOL_LABEL, LabelKey, Labels
 from nodepools.specs.pools import ResolvedPool
-from nodepools.specs.taints import Taints
+from nodepools.specs.taints import Taint, Taints
 from pydantic import BeforeValidator, Field
 
 DEFAULT_POOL = "default"
@@ -34,7 +34,9 @@ class PoolDescription(SpecModel):
         description="Labels every node of the pool carries (and no node outside it); "
         "default {} (PoolQuotas wants them on every pool but `default`).",
     )
-    taints: Taints = Field(default_factory=list, description="The pool's node taints; default [].")
+    taints: Taints = Field(
+        default_factory=list[Taint], description="The pool's node taints; default []."
+    )
     gpus: int = Field(
         default=0, ge=0, description="Accelerators in the whole pool (all nodes); default 0."
     )

@@ -87,7 +87,7 @@ def source_url(key: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def instance_type(name: str) -> InstanceType | None:
+def instance_type(name: object) -> InstanceType | None:
     """The catalog entry of `name`, or None when the catalog does not know it."""
     entry = _raw()["instance_types"].get(name) if isinstance(name, str) else None
     return None if entry is None else InstanceType.model_validate({"name": name, **entry})

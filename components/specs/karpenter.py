@@ -341,13 +341,13 @@ class KarpenterNodePoolArgs(SpecModel):
         "their args) and reserved domains (`kubernetes.io`, ...) are refused.",
     )
     taints: Taints = Field(
-        default_factory=list,
+        default_factory=list[Taint],
         description="Node taints; default []. An accelerator-only pool adds "
         "`<accelerator resource>=true:NoSchedule` (a taint with the same key and effect "
         "replaces it); a pool that may launch accelerator and CPU instances must list it.",
     )
     startup_taints: Taints = Field(
-        default_factory=list,
+        default_factory=list[Taint],
         description="Taints a node starts with and a daemon removes when it is ready; pods "
         "need not tolerate them. Default [].",
     )
@@ -552,7 +552,9 @@ class ResolvedKarpenterPool:
         }
 
 
-def _requirements(args: KarpenterNodePoolArgs, profile: AcceleratorProfile, capacity_types):
+def _requirements(
+    args: KarpenterNodePoolArgs, profile: AcceleratorProfile, capacity_types: tuple[str, ...]
+):
     def values(items: Iterable[Any]) -> tuple[str, ...]:
         return tuple(sorted({str(item) for item in items}))
 
@@ -674,7 +676,7 @@ def resolve_karpenter_pool(
         raise SpecError(subject or f"KarpenterNodePool {component_name!r}", issues)
 
     capacity_types = tuple(args.capacity_types or (["spot"] if args.spot else ["on-demand"]))
-    default_taints = []
+    default_taints: list[Taint] = []
     if profile.resource is not None:
         default_taints.append(accelerator_taint(Accelerator(resource=profile.resource, count=1)))
     disruption = args.disruption

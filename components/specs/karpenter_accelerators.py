@@ -17,7 +17,7 @@ to launch accelerators, although Karpenter would launch one for a pod that asks 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -137,7 +137,7 @@ def _resources_of_values(
     if any(resources is None for resources in per_value.values()):
         return None
     pinned = {v: next(iter(r)) for v, r in per_value.items() if len(r) == 1}
-    union = frozenset().union(*per_value.values())
+    union = frozenset[str]().union(*per_value.values())
     if len(set(pinned.values())) > 1 or (AWS_NEURON in union and union & _ANY_GPU):
         listed = ", ".join(f"{v} ({', '.join(sorted(r))})" for v, r in sorted(per_value.items()))
         issues.append(
@@ -198,7 +198,9 @@ def unsatisfiable_issues(args: InstanceRequirements) -> list[Issue]:
     nothing satisfies registers fine and never launches): each an error naming both."""
     issues: list[Issue] = []
 
-    def exclusive(path: str, values: Any, other: str, allowed: Any, key: Any) -> None:
+    def exclusive(
+        path: str, values: Any, other: str, allowed: Any, key: Callable[[str], Any]
+    ) -> None:
         if values and allowed and not any(key(value) in allowed for value in values):
             issues.append(
                 Issue(
@@ -229,7 +231,8 @@ def unsatisfiable_issues(args: InstanceRequirements) -> list[Issue]:
         args.instance_categories,
         _category_of,
     )
-    names, makers = args.gpu_names or [], args.gpu_manufacturers or []
+    names: list[str] = list(args.gpu_names or [])
+    makers: list[str] = list(args.gpu_manufacturers or [])
     known = {name: _GPU_NAME_MAKERS[name] for name in names if name in _GPU_NAME_MAKERS}
     if makers and names and len(known) == len(names) and not set(known.values()) & set(makers):
         listed = ", ".join(f"{name} ({maker})" for name, maker in known.items())
@@ -345,9 +348,9 @@ def _profile(args: InstanceRequirements, issues: list[Issue]) -> AcceleratorProf
 
 def _split_values(args: InstanceRequirements) -> list[MixedValues]:
     """Each instance requirement's values, split into accelerator ones and CPU-only ones."""
-    found = []
+    found: list[MixedValues] = []
     for path, resource_of in _INSTANCE_FIELDS:
-        values = getattr(args, path) or []
+        values: list[str] = getattr(args, path) or []
         accelerated = {v: r for v in values if (r := resource_of(v))}
         cpu_only = tuple(v for v in values if v not in accelerated)
         if accelerated:
@@ -378,7 +381,7 @@ def _mixed_profile(args: InstanceRequirements, issues: list[Issue]) -> Accelerat
     splits = _split_values(args)
     if not splits:
         return AcceleratorProfile()
-    launchable = frozenset().union(*(r for s in splits for r in s.accelerated.values()))
+    launchable = frozenset[str]().union(*(r for s in splits for r in s.accelerated.values()))
     if len(launchable) > 1:
         for split in splits:
             issues.append(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
+from nodepools.json_values import is_dict
 from nodepools.specs.base import SpecModel, wired
 from nodepools.specs.karpenter_restrictions import restricted_tag_problem
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
@@ -55,7 +56,7 @@ def _selector_term(tags: dict[str, str]) -> dict[str, str]:
 
 def _as_terms(value: Any) -> Any:
     # One mapping is one term; a list of mappings is several terms, ORed by Karpenter.
-    return [value] if isinstance(value, dict) else value
+    return [value] if is_dict(value) else value
 
 
 def _sorted_terms(terms: list[dict[str, str]]) -> list[dict[str, str]]:
@@ -95,13 +96,13 @@ def ami_family(alias: str) -> str:
 class NodeClassArgs(SpecModel):
     """An EC2NodeClass created with the pool and named after it: how its nodes launch."""
 
-    role: wired(str | None) = Field(
+    role: Annotated[Any, wired(str | None)] = Field(
         default=None,
         description="Name of the IAM role the nodes assume (Karpenter makes the instance "
         "profile; immutable once created). Exactly one of `role` or `instance_profile`. "
         "Default None.",
     )
-    instance_profile: wired(str | None) = Field(
+    instance_profile: Annotated[Any, wired(str | None)] = Field(
         default=None,
         description="Existing IAM instance profile name, instead of `role`. Default None.",
     )

@@ -97,7 +97,7 @@ def parse_amount(value: Any) -> Fraction:
     return amount
 
 
-def _serialize_amount(value: Fraction) -> str:
+def _serialize_amount(value: Fraction) -> int | str:
     return format_quantity(value)
 
 

@@ -79,7 +79,7 @@ def kubelet_label_problem(key: str) -> str | None:
     )
 
 
-def label_key_problem(key: str) -> str | None:
+def label_key_problem(key: object) -> str | None:
     """Why `key` is not a Kubernetes qualified name, or None when it is."""
     if not isinstance(key, str) or not key:
         return f"label key {key!r} must be a non-empty string"
@@ -97,7 +97,7 @@ def label_key_problem(key: str) -> str | None:
     return None
 
 
-def label_value_problem(value: str) -> str | None:
+def label_value_problem(value: object) -> str | None:
     """Why `value` is not a Kubernetes label value, or None when it is."""
     if not isinstance(value, str):
         return f"label value {value!r} must be a string"

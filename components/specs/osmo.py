@@ -161,7 +161,7 @@ class OsmoPool(SpecModel):
         description="Scheduler resources, e.g. `{gpu: {guarantee, maximum, weight}}`; default {}.",
     )
     topology_keys: list[OsmoTopologyKey] = Field(
-        default_factory=list, description="Topology keys; default []."
+        default_factory=list[OsmoTopologyKey], description="Topology keys; default []."
     )
 
 
@@ -223,7 +223,7 @@ class OsmoRole(SpecModel):
 
     def pool_globs(self) -> list[tuple[str, str]]:
         """(path of the field, pool name glob) of each grant on pools."""
-        found = []
+        found: list[tuple[str, str]] = []
         for i, action in enumerate(self.actions or []):
             if action.path.startswith("/api/pool/"):
                 found.append((f"actions[{i}].path", action.path.removeprefix("/api/pool/")))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import fnmatch
 from typing import Annotated, Any, Literal
 
+from nodepools.json_values import is_dict
 from nodepools.specs.base import Issue, NestedIssues, SpecModel, format_path
 from nodepools.specs.governed_pool import GovernedPool
 from nodepools.specs.kube import DnsLabel
@@ -64,7 +65,8 @@ class OsmoService(HoldsSecret):
     @field_validator("url")
     @classmethod
     def _secure_url(cls, url: str | None) -> str | None:
-        return url.rstrip("/") if checked_url(url) else url
+        checked = checked_url(url)
+        return checked.rstrip("/") if checked else url
 
 
 def _pool_by_name(value: Any) -> Any:
@@ -119,7 +121,7 @@ class OsmoPlatformsArgs(SpecModel):
         "right_operand, assert_message}]}`; default {}.",
     )
     roles: list[OsmoRole] = Field(
-        default_factory=list, description="Roles giving access to the pool; default []."
+        default_factory=list[OsmoRole], description="Roles giving access to the pool; default []."
     )
     target: Target = Field(
         default="osmo",
@@ -268,9 +270,9 @@ def is_osmo_form(args: Any) -> bool:
     if isinstance(args, OsmoPlatformsArgs):
         return True
     return (
-        isinstance(args, dict)
+        is_dict(args)
         and "platforms" not in args
-        and isinstance(args.get("pool"), dict)
+        and is_dict(args.get("pool"))
         and "platforms" in args["pool"]
     )
 

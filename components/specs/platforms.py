@@ -11,11 +11,12 @@ from __future__ import annotations
 import fnmatch
 from typing import Annotated, Any, Literal
 
+from nodepools.json_values import is_dict
 from nodepools.specs.base import Issue, NestedIssues, SpecModel, format_path, register_union_tags
 from nodepools.specs.governed_pool import GovernedPool
 from nodepools.specs.kube import Amount, DnsLabel, ObjectName, kube_name, kube_name_problem
 from nodepools.specs.labels import LabelKey, Labels, label_value_problem
-from nodepools.specs.taints import TaintEffect, _parse_taint_string
+from nodepools.specs.taints import TaintEffect, parse_taint_string
 from pydantic import AfterValidator, BeforeValidator, Discriminator, Field, Tag, model_validator
 
 USER_VARIABLES = ("USER_CPU", "USER_GPU", "USER_MEMORY", "USER_STORAGE")
@@ -98,7 +99,7 @@ class CelValidation(SpecModel):
 def _validation_tag(value: Any) -> str:
     if isinstance(value, str):
         return "named"
-    if isinstance(value, dict):
+    if is_dict(value):
         return "cel" if "expression" in value else "rule"
     return "cel" if isinstance(value, CelValidation) else "rule"
 
@@ -117,7 +118,7 @@ def _toleration(value: Any) -> Any:
     # Also accepted: the taint it tolerates, as kubectl writes it ("key=value:Effect").
     if not isinstance(value, str):
         return value
-    taint = _parse_taint_string(value)
+    taint = parse_taint_string(value)
     if taint["value"] is None:
         return {"key": taint["key"], "operator": "Exists", "effect": taint["effect"]}
     return {**taint, "operator": "Equal"}
@@ -163,7 +164,7 @@ class Platform(SpecModel):
         "the platform is the only one.",
     )
     tolerations: list[Annotated[Toleration, BeforeValidator(_toleration)]] = Field(
-        default_factory=list, description="Tolerations added to its pods; default []."
+        default_factory=list[Toleration], description="Tolerations added to its pods; default []."
     )
     pod_template: PartialPodSpec = Field(
         default_factory=dict,
@@ -175,7 +176,7 @@ class Platform(SpecModel):
         description="Overrides of `common_default_variables`; default {}.",
     )
     resource_validations: list[ResourceValidation] = Field(
-        default_factory=list,
+        default_factory=list[ResourceValidation],
         description="Added to `common_resource_validations`: a built-in set name "
         "(`default_cpu`, `default_gpu`, `default_memory`, `default_storage`), an OSMO rule "
         "{operator, left_operand, right_operand, assert_message} or {expression, message} in "
@@ -238,10 +239,11 @@ class PoolPlatformsArgs(SpecModel):
         "platform; default {}.",
     )
     common_resource_validations: list[ResourceValidation] = Field(
-        default_factory=list, description="Validations of every platform; default []."
+        default_factory=list[ResourceValidation],
+        description="Validations of every platform; default [].",
     )
     roles: list[Role] = Field(
-        default_factory=list,
+        default_factory=list[Role],
         description="Who may submit workloads; each role's `pools` must match this pool. "
         "Default [].",
     )

@@ -26,6 +26,7 @@ from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
 from nodepools.specs.scaling import Scaling, Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
 from pydantic import AfterValidator, Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import InitErrorDetails
 
 # Valid for every backend at once: EKS node group names, OKE pool names, OCM machine
 # pool ids (which must start with a letter) and Kubernetes label values.
@@ -37,7 +38,7 @@ GPU_POOL_LABELS = {"node-type": "gpu"}
 GPU_POOL_DEFAULT_SCALING = Scaling(min_replicas=0, max_replicas=3)
 
 
-def pool_name_problem(name: str) -> str | None:
+def pool_name_problem(name: object) -> str | None:
     if (
         not isinstance(name, str)
         or not POOL_NAME_PATTERN.fullmatch(name)
@@ -137,7 +138,7 @@ class PoolArgsBase(SpecModel):
         default_factory=dict,
         description=f"Node labels; default {{}}. `{POOL_LABEL}` is set by the pool itself.",
     )
-    taints: Taints = Field(default_factory=list, description="Node taints; default [].")
+    taints: Taints = Field(default_factory=list[Taint], description="Node taints; default [].")
     spot: Spot | None = Field(
         default=None, description="Spot/preemptible capacity when set; default None (on-demand)."
     )
@@ -170,7 +171,7 @@ class PoolArgsBase(SpecModel):
 
     @field_validator("accelerator")
     @classmethod
-    def _accelerated_type_has_accelerator(cls, accelerator, info: ValidationInfo):
+    def _accelerated_type_has_accelerator(cls, accelerator: Any, info: ValidationInfo) -> Any:
         if problem := missing_accelerator_problem(info.data.get("instance_type"), accelerator):
             raise ValueError(problem)
         return accelerator
@@ -199,7 +200,7 @@ class PoolArgsBase(SpecModel):
         if autoscaling is None or capabilities_for(cluster) is None:
             return autoscaling
         # Raised as one error per bound, so both are reported at their own paths.
-        line_errors = [
+        line_errors: list[InitErrorDetails] = [
             {
                 "type": "value_error",
                 "loc": (bound,),
@@ -261,13 +262,13 @@ class PoolArgsBase(SpecModel):
     @classmethod
     def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
         shape = info.data.get("instance_type")
-        if shape and (problem := flex_size_problem(shape, info.field_name, value)):
+        if shape and (problem := flex_size_problem(shape, info.field_name or "", value)):
             raise ValueError(problem)
         ocpus = info.data.get("ocpus") if info.field_name == "memory_gb" else None
         if (
             shape
             and value is not None
-            and (problem := flex_bounds_problem(shape, info.field_name, value, ocpus))
+            and (problem := flex_bounds_problem(shape, info.field_name or "", value, ocpus))
         ):
             raise ValueError(problem)
         return value

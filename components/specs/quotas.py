@@ -97,7 +97,9 @@ class Department(SpecModel):
         description="The most the department may borrow per pool beyond its projects' "
         "quotas (the Cohort's borrowingLimit); default None (no cap).",
     )
-    projects: list[Project] = Field(default_factory=list, description="Projects; default [].")
+    projects: list[Project] = Field(
+        default_factory=list[Project], description="Projects; default []."
+    )
 
 
 class PoolQuotasArgs(SpecModel):

@@ -27,7 +27,7 @@ ENV_NAME_PATTERN = re.compile(r"^[-._a-zA-Z][-._a-zA-Z0-9]*$")
 Status = Literal["placed", "waiting", "unshared"]
 
 
-def recipe_name_problem(name: str) -> str | None:
+def recipe_name_problem(name: object) -> str | None:
     if not isinstance(name, str) or len(name) > 63 or not RECIPE_NAME_PATTERN.fullmatch(name):
         return (
             f"{name!r} is not a valid recipe name: it names the Deployment, Service and "
@@ -37,7 +37,7 @@ def recipe_name_problem(name: str) -> str | None:
     return None
 
 
-def _quantity(value: Any) -> str:
+def _quantity(value: Any) -> Any:
     # Numbers are accepted (`cpu: 2`) and kept as the string Kubernetes would echo back.
     if isinstance(value, int | float) and not isinstance(value, bool):
         value = str(value)
@@ -124,7 +124,7 @@ class RecipeArgs(SpecModel):
         "shared pool of `node_shape` does.",
     )
     pools: list[Annotated[SharedPoolDescription, BeforeValidator(_as_description)]] = Field(
-        default_factory=list,
+        default_factory=list[SharedPoolDescription],
         description="Candidate shared pools: `SharedNodePool` components, or descriptions "
         "(`name`, `shape`, `size`, `selector`, `gpus_per_node`, `taints`) of pools created "
         "elsewhere. Default []: the recipe waits (in a fleet: every SharedNodePool of the stack).",
@@ -216,7 +216,8 @@ class RecipeArgs(SpecModel):
             raise ValueError(f"{placement!r} needs `use_shared_pool: true`")
         if placement is False:
             return False
-        pools = {pool.name: pool for pool in info.data.get("pools") or []}
+        given: list[SharedPoolDescription] = info.data.get("pools") or []
+        pools = {pool.name: pool for pool in given}
         if placement not in pools:
             raise ValueError(
                 f"{placement!r} is not one of the candidate `pools` ({', '.join(sorted(pools)) or 'none'})"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, TypeVar
 
+from nodepools.json_values import is_dict, is_sequence
 from nodepools.specs.base import SpecError, format_path, is_output, issues_from_validation_error
 from pydantic import BaseModel, ValidationError
 
@@ -43,9 +44,9 @@ def _holds_output(value: Any) -> bool:
         return True
     if isinstance(value, BaseModel):
         return any(_holds_output(item) for item in value.__dict__.values())
-    if isinstance(value, list | tuple):
+    if is_sequence(value):
         return any(_holds_output(item) for item in value)
-    if isinstance(value, dict):
+    if is_dict(value):
         return any(_holds_output(item) for item in value.values())
     return False
 
@@ -58,11 +59,11 @@ def _descend(value: Any, subject: str, path: str) -> Any:
     """Nested models (alone, in lists or in dicts) get their wired fields checked too."""
     if isinstance(value, BaseModel):
         return check_when_resolved(value, subject, path)
-    if isinstance(value, list | tuple):
+    if is_sequence(value):
         items = [_descend(item, subject, format_path([i], path)) for i, item in enumerate(value)]
         changed = any(new is not old for new, old in zip(items, value, strict=True))
         return type(value)(items) if changed else value
-    if isinstance(value, dict):
+    if is_dict(value):
         entries = {k: _descend(v, subject, format_path([k], path)) for k, v in value.items()}
         return entries if any(entries[k] is not value[k] for k in value) else value
     return value
@@ -71,17 +72,19 @@ def _descend(value: Any, subject: str, path: str) -> Any:
 def _wrap(value: Any, check: Any, loc: tuple[Any, ...]) -> Any:
     if is_output(value):
         return value.apply(partial(check, loc))
-    if isinstance(value, list | tuple):
+    if is_sequence(value):
         items = [_wrap(item, check, (*loc, i)) for i, item in enumerate(value)]
         changed = any(new is not old for new, old in zip(items, value, strict=True))
         return type(value)(items) if changed else value
-    if isinstance(value, dict):
+    if is_dict(value):
         entries = {k: _wrap(v, check, (*loc, k)) for k, v in value.items()}
         return entries if any(entries[k] is not value[k] for k in value) else value
     return value
 
 
-def _check(model: BaseModel, name: str, subject: str, prefix: str, loc: tuple, resolved: Any):
+def _check(
+    model: BaseModel, name: str, subject: str, prefix: str, loc: tuple[Any, ...], resolved: Any
+):
     """Validate the model again with the resolved value in place; the resolved value, or
     SpecError naming the field's path. None is let through: it is what a provider output
     resolves to under a user's mocks when they don't model it, and never a real value of a
@@ -107,7 +110,7 @@ def _replace(value: Any, loc: tuple[Any, ...], new: Any) -> Any:
     if not loc:
         return new
     head, *rest = loc
-    if isinstance(value, list | tuple):
+    if is_sequence(value):
         items = list(value)
         items[head] = _replace(items[head], tuple(rest), new)
         return items

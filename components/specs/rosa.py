@@ -38,7 +38,7 @@ class RosaCluster(HoldsSecret):
     """
 
     kind: Literal["rosa"] = Field(description="Discriminator: `rosa`.")
-    cluster_id: wired(str) = Field(
+    cluster_id: Annotated[Any, wired(str)] = Field(
         description="OCM cluster id (the `ID` that `rosa describe cluster` prints; not the "
         "cluster name), or an Output. Required."
     )

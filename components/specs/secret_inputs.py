@@ -10,8 +10,10 @@ import ipaddress
 from typing import Any
 from urllib.parse import urlsplit
 
+from nodepools.json_values import is_dict
 from nodepools.specs.base import SpecModel, ValueNotShown, is_output
 from pydantic import BeforeValidator, SecretStr, ValidationError, model_validator
+from pydantic_core import InitErrorDetails
 
 
 class _Hidden:
@@ -29,7 +31,7 @@ def _token(value: Any, env_vars: tuple[str, ...]) -> Any:
         return value
     if isinstance(value, SecretStr):
         value = value.get_secret_value()
-    if isinstance(value, dict) and set(value) == {"secure"}:
+    if is_dict(value) and set(value) == {"secure"}:
         # Stack YAML's form of `pulumi config set --secret --path ...`: the engine decrypts
         # it for `pulumi up`, but an offline run has only the ciphertext.
         raise ValueNotShown(
@@ -81,11 +83,11 @@ def _is_loopback(host: str) -> bool:
 
 def hide_secret_inputs(exc: ValidationError) -> ValidationError:
     """`exc` with the inputs hidden wherever they may hold the token."""
-    line_errors = []
+    line_errors: list[InitErrorDetails] = []
     for error in exc.errors(include_url=False):
         loc = tuple(error["loc"])
         hide = not loc or loc[0] == "token" or error["type"] == "extra_forbidden"
-        line_error: dict[str, Any] = {
+        line_error: InitErrorDetails = {
             "type": error["type"],
             "loc": loc,
             "input": HIDDEN if hide else error["input"],

@@ -99,7 +99,7 @@ class SharedNodePoolArgs(SpecModel):
         f"and `{POOL_SELECTOR_LABEL}` are set by the pool itself.",
     )
     taints: Taints = Field(
-        default_factory=list,
+        default_factory=list[Taint],
         description="Extra node taints, added to the default accelerator taint (one with the "
         "same key and effect replaces it); default [].",
     )
@@ -126,7 +126,7 @@ class SharedNodePoolArgs(SpecModel):
 
     @field_validator("accelerator")
     @classmethod
-    def _accelerated_shape_has_accelerator(cls, accelerator, info: ValidationInfo):
+    def _accelerated_shape_has_accelerator(cls, accelerator: Any, info: ValidationInfo) -> Any:
         if problem := missing_accelerator_problem(info.data.get("shape"), accelerator):
             raise ValueError(problem)
         return accelerator
@@ -172,7 +172,7 @@ class SharedNodePoolArgs(SpecModel):
     @classmethod
     def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
         shape = info.data.get("shape")
-        if shape and (problem := flex_size_problem(shape, info.field_name, value)):
+        if shape and (problem := flex_size_problem(shape, info.field_name or "", value)):
             raise ValueError(problem)
         return value
 

@@ -16,7 +16,7 @@ TAINT_EFFECTS: tuple[str, ...] = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 ISOLATING_EFFECTS: tuple[str, ...] = ("NoSchedule", "NoExecute")
 
 
-def _parse_taint_string(value: Any) -> Any:
+def parse_taint_string(value: Any) -> Any:
     # Stack YAML may write taints the way kubectl does: "key=value:Effect" or "key:Effect".
     if not isinstance(value, str):
         return value
@@ -52,7 +52,7 @@ class Taint(SpecModel):
     @model_validator(mode="before")
     @classmethod
     def _from_string(cls, value: Any) -> Any:
-        return _parse_taint_string(value)
+        return parse_taint_string(value)
 
     def model_post_init(self, __context: Any) -> None:
         if self.value == "":
