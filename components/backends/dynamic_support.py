@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import pickle
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from nodepools.json_values import is_dict, is_list, is_sequence
@@ -45,7 +45,7 @@ def unwrap_secret(value: Any) -> Any:
 
 
 @contextlib.contextmanager
-def pickler_left_as_found() -> Iterator[None]:
+def pickler_left_as_found() -> Generator[None, None, None]:
     """Undo the SDK's patch of the pure-Python pickler once it has serialized our provider.
 
     To pickle deterministically, `pulumi.dynamic`'s `serialize_provider` replaces

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Sequence
+from typing import Any, cast
 
 import pulumi
 import pulumi_aws as aws
@@ -82,7 +84,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
-def first_asg_name(resources) -> str | None:
+def first_asg_name(resources: Sequence[Any] | None) -> str | None:
     """The node group's Auto Scaling group, or None while nobody has reported it.
 
     EKS reports it once the group exists. A plain `pulumi.runtime.Mocks` echoes inputs, so
@@ -151,7 +153,8 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         ),
     )
     if pool.autoscaled:
-        asg_name = node_group.resources.apply(first_asg_name)
+        # None only where no Auto Scaling group was reported (plain mocks, see first_asg_name).
+        asg_name = cast("pulumi.Output[str]", node_group.resources.apply(first_asg_name))
         tags = autoscaler_node_template_tags(pool)
         for key, child_name in asg_tag_names(name, tags).items():
             AutoscalingGroupTag(

@@ -59,7 +59,8 @@ def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> in
     pattern = re.compile(re.escape(name_prefix) + _UNIQUE_SUFFIX)
     try:
         names = aws.eks.get_node_groups(cluster_name=cluster_name).names or []
-        for group_name in sorted(n for n in names if isinstance(n, str) and pattern.fullmatch(n)):
+        # The typed result holds strings; under mocks a call answers untyped data.
+        for group_name in sorted(n for n in names if isinstance(n, str) and pattern.fullmatch(n)):  # pyright: ignore[reportUnnecessaryIsInstance]
             group = aws.eks.get_node_group(cluster_name=cluster_name, node_group_name=group_name)
             # The prefix may be shared by a longer pool name cut to fit; the tag is ours.
             if (group.tags or dict[str, Any]()).get(POOL_LABEL) != pool_name:

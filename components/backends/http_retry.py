@@ -24,7 +24,7 @@ import random as _random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 from urllib.parse import quote, quote_plus
 
 import httpx
@@ -259,6 +259,12 @@ def _lower_hex(text: str) -> str:
     return parts[0] + "".join(f"%{part[:2].lower()}{part[2:]}" for part in parts[1:])
 
 
+@overload
+def redact(text: str, *secrets: str | None) -> str: ...
+@overload
+def redact(text: None, *secrets: str | None) -> None: ...
+@overload
+def redact(text: str | None, *secrets: str | None) -> str | None: ...
 def redact(text: str | None, *secrets: str | None) -> str | None:
     """`text` with each secret replaced by `<redacted>`, in every form `secret_forms` lists."""
     if text is None:

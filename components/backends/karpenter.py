@@ -195,13 +195,18 @@ def build_pool(
     node_class = register(NODE_CLASS, []) if NODE_CLASS in manifests else None
     node_pool = register(NODE_POOL, [node_class] if node_class is not None else [])
     node_class_name = (
-        node_class.metadata.apply(lambda meta: meta["name"])
+        node_class.metadata.apply(_name_of)
         if node_class is not None
         else pulumi.Output.from_input(pool.node_class_name)
     )
     return BuiltKarpenterPool(
-        pool_id=node_pool.metadata.apply(lambda meta: meta["name"]),
+        pool_id=node_pool.metadata.apply(_name_of),
         resource=node_pool,
         node_class=node_class,
         node_class_name=node_class_name,
     )
+
+
+def _name_of(metadata: Any) -> str:
+    """`metadata.name` of a registered object (the SDK types CustomResource metadata as Any)."""
+    return metadata["name"]

@@ -30,7 +30,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, overload
 from urllib.parse import quote
 
 import httpx
@@ -421,6 +421,10 @@ def _quote_error(status_code: int, details: dict[str, str]) -> str:
     return ", ".join(parts)
 
 
+@overload
+def _redact(text: str, secret: str | None) -> str: ...
+@overload
+def _redact(text: str | None, secret: str | None) -> str | None: ...
 def _redact(text: str | None, secret: str | None) -> str | None:
     return redact(text, secret)
 

@@ -22,7 +22,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from nodepools.json_values import is_dict, is_list
 from nodepools.specs.base import Issue, SpecError
@@ -137,7 +137,9 @@ def _pinned_to_one_zone(body: dict[str, Any]) -> bool:
     return False
 
 
-def _check_count(value: Any, field: str, needs_multiple: bool, add: Callable) -> None:
+def _check_count(
+    value: Any, field: str, needs_multiple: bool, add: Callable[[str, str], None]
+) -> None:
     count = as_int(value)
     if count is None:
         add(field, f"must be a whole number, got {value!r}")
@@ -147,7 +149,7 @@ def _check_count(value: Any, field: str, needs_multiple: bool, add: Callable) ->
         add(field, f"{count} must be a multiple of 3 on a multi-AZ cluster")
 
 
-def _check_autoscaling(value: Any, needs_multiple: bool, add: Callable) -> None:
+def _check_autoscaling(value: Any, needs_multiple: bool, add: Callable[[str, str], None]) -> None:
     if not is_dict(value):
         add("autoscaling", f"must be an object with min_replicas and max_replicas, got {value!r}")
         return
@@ -168,7 +170,7 @@ def _check_autoscaling(value: Any, needs_multiple: bool, add: Callable) -> None:
         add("autoscaling.max_replicas", "0 would never run a node; use at least 1")
 
 
-def _check_labels(labels: Any, add: Callable) -> None:
+def _check_labels(labels: Any, add: Callable[[str, str], None]) -> None:
     if labels is None:
         return
     if not is_dict(labels):
@@ -181,7 +183,7 @@ def _check_labels(labels: Any, add: Callable) -> None:
             add(f"labels.{key}", f"must be a string, got {value!r}")
 
 
-def _check_taints(taints: Any, add: Callable) -> None:
+def _check_taints(taints: Any, add: Callable[[str, str], None]) -> None:
     if taints is None:
         return
     if not is_list(taints):
@@ -208,7 +210,7 @@ def _check_taints(taints: Any, add: Callable) -> None:
             seen.add((key, effect))
 
 
-def _check_aws(aws: Any, add: Callable) -> None:
+def _check_aws(aws: Any, add: Callable[[str, str], None]) -> None:
     if aws is None:
         return
     if not is_dict(aws):
@@ -236,7 +238,7 @@ def _check_aws(aws: Any, add: Callable) -> None:
         )
 
 
-def _check_root_volume(root_volume: Any, add: Callable) -> None:
+def _check_root_volume(root_volume: Any, add: Callable[[str, str], None]) -> None:
     if root_volume is None:
         return
     size = root_volume.get("aws", {}).get("size") if is_dict(root_volume) else None
@@ -456,7 +458,7 @@ def body_changes(old: dict[str, Any], new: dict[str, Any]) -> BodyChanges:
 
 def describe_differences(live: dict[str, Any], desired: dict[str, Any]) -> list[str]:
     """Human-readable lines ``path: live X, wanted Y`` for every facet that differs."""
-    lines = []
+    lines: list[str] = []
     for facet in FACETS:
         wanted = facet.read(desired)
         if facet.optional and wanted is None:
@@ -467,11 +469,16 @@ def describe_differences(live: dict[str, Any], desired: dict[str, Any]) -> list[
     return lines
 
 
+def _is_tuple_of(item: Any, size: int) -> bool:
+    return isinstance(item, tuple) and len(cast("tuple[Any, ...]", item)) == size
+
+
 def _show(value: Any) -> str:
     """Facet values read back as the fields they came from."""
     if value is None or value == ():
         return "none"
     if isinstance(value, tuple):
+        value = cast("tuple[Any, ...]", value)
         match value:
             case ("replicas", count):
                 return f"replicas {count!r}"
@@ -481,9 +488,11 @@ def _show(value: Any) -> str:
                 return "spot (no max price)"
             case ("spot", price):
                 return f"spot (max_price {price!r})"
-        if all(isinstance(item, tuple) and len(item) == 2 for item in value):
+            case _:
+                pass
+        if all(_is_tuple_of(item, 2) for item in value):
             return repr(dict(value))  # labels
-        if all(isinstance(item, tuple) and len(item) == 3 for item in value):
+        if all(_is_tuple_of(item, 3) for item in value):
             return "[" + ", ".join(f"{k}={v}:{e}" for k, e, v in value) + "]"  # taints
     return repr(value)
 

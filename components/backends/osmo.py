@@ -99,7 +99,7 @@ def _canonical(document: Any) -> str:
 
 
 def input_problems(props: Mapping[str, Any]) -> list[tuple[str, str]]:
-    problems = []
+    problems: list[tuple[str, str]] = []
     config_type = props.get("config_type")
     if not is_unknown(config_type) and config_type not in CONFIG_TYPES:
         problems.append(("config_type", f"{config_type!r} is not one of {', '.join(CONFIG_TYPES)}"))

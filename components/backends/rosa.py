@@ -194,7 +194,9 @@ def _state(target: _Target, body: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
-def _outputs(target: _Target, desired: dict[str, Any] | None, live: dict[str, Any]) -> dict:
+def _outputs(
+    target: _Target, desired: dict[str, Any] | None, live: dict[str, Any]
+) -> dict[str, Any]:
     outs = _state(target, live_view(live, desired))
     outs["pool_id"] = live.get("id")
     outs["href"] = live.get("href") or ""
