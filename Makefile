@@ -21,9 +21,9 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-# basedpyright, strict, over the folders [tool.basedpyright] includes. `.typecheck/nodepools`
-# mirrors the package-dir mapping of pyproject.toml with symlinks (rebuilt each run) so the
-# checker resolves `nodepools.*` imports to the files in components/ and policies/.
+# basedpyright in strict mode over components/ and policies/ ([tool.basedpyright]); part of
+# `make test`. `.typecheck/nodepools` mirrors the package-dir mapping of pyproject.toml with
+# symlinks (rebuilt each run) so the checker resolves `nodepools.*` imports to those files.
 typecheck: $(STAMP)
 	rm -rf .typecheck && mkdir -p .typecheck/nodepools
 	for f in components/*; do case $$f in */__pycache__) ;; *) ln -s ../../$$f .typecheck/nodepools/;; esac; done
@@ -33,7 +33,7 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/python -m pytest
 
-test: lint unit
+test: lint typecheck unit
 
 # All five benchmarks, the fresh-clone test suite included; rewrites benchmarks/README.md.
 bench: $(STAMP)
