@@ -55,13 +55,15 @@ def pickler_left_as_found() -> Generator[None, None, None]:
     (a stack of 600 ROSA pools could not be planned or deployed). Restored, every
     serialization wraps the original once and sorts exactly as before.
     """
-    batch_setitems = pickle._Pickler._batch_setitems  # type: ignore[attr-defined]
-    save_dict = pickle._Pickler.save_dict  # type: ignore[attr-defined]
+    # The pure-Python pickler and its methods are private to the stdlib (and not in its stubs).
+    pickler: Any = pickle._Pickler  # pyright: ignore[reportPrivateUsage]
+    batch_setitems = pickler._batch_setitems
+    save_dict = pickler.save_dict
     try:
         yield
     finally:
-        pickle._Pickler._batch_setitems = batch_setitems  # type: ignore[attr-defined]
-        pickle._Pickler.save_dict = save_dict  # type: ignore[attr-defined]
+        pickler._batch_setitems = batch_setitems
+        pickler.save_dict = save_dict
 
 
 __all__ = [

@@ -80,7 +80,9 @@ class Capture:
     resources: list[CapturedResource] = field(default_factory=list)
     component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     stack_outputs: dict[str, Any] = field(default_factory=dict)
-    logs: list[tuple[str, str]] = field(default_factory=list)
+    logs: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
+    # What `python -m nodepools plan` passes its report sections (e.g. the policy config).
+    plan_context: dict[str, Any] = field(default_factory=dict[str, Any])
 
     def by_type(self, type_: str) -> list[CapturedResource]:
         return [r for r in self.resources if r.type == type_]

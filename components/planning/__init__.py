@@ -121,7 +121,7 @@ def plan_stack(
             else f"{registered} resources were registered before it failed"
         )
         return PlanResult(stack, exc.capture, error=f"The program failed; {outcome}.\n{message}")
-    capture.plan_context = dict(context or {})  # type: ignore[attr-defined]
+    capture.plan_context = dict(context or {})
     result = PlanResult(stack, capture)
     for build in SECTIONS:
         section = build(capture)

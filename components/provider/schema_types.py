@@ -52,7 +52,8 @@ class SchemaTypes:
             fields[key] = Required[value] if info.is_required() else NotRequired[value]
             if info.description:
                 docs[key] = info.description
-        typed = TypedDict(name, fields)  # type: ignore[misc]
+        # Built at run time from the args model: the functional form with computed arguments.
+        typed = TypedDict(name, fields)  # type: ignore[misc]  # pyright: ignore[reportArgumentType]
         typed.__doc__ = (model.__doc__ or "").strip() or None
         self.typed_dicts[name] = typed
         self.descriptions[name] = docs
@@ -78,7 +79,7 @@ class SchemaTypes:
             fields["kind"] = Required[pulumi.Input[str]]
             kinds = ", ".join(sorted(_kinds(models)))
             docs["kind"] = f"Which target this is: one of {kinds}; the other fields follow it."
-        typed = TypedDict(name, fields)  # type: ignore[misc]
+        typed = TypedDict(name, fields)  # type: ignore[misc]  # pyright: ignore[reportArgumentType]
         typed.__doc__ = "One of: " + ", ".join(m.__name__ for m in models) + " (by `kind`)."
         self.typed_dicts[name] = typed
         self.descriptions[name] = docs

@@ -297,5 +297,6 @@ def wired(plain_type: Any) -> BeforeValidator:
             return value
         return adapter.validate_python(value)
 
-    check.wired = True  # type: ignore[attr-defined]  # see nodepools.specs.resolved
+    # A mark on the validator function, read by nodepools.specs.resolved.
+    check.wired = True  # type: ignore[attr-defined]  # pyright: ignore[reportFunctionMemberAccess]
     return BeforeValidator(check)
