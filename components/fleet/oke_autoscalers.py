@@ -20,7 +20,12 @@ def autoscaled_oke_pools(ctx: FleetContext) -> dict[str, list[Any]]:
     for component in ctx.built.values():
         resolved = getattr(component, "resolved", None)
         cluster = getattr(resolved, "cluster", None)
-        if getattr(cluster, "kind", None) != "oke" or not resolved.autoscaled:
+        if (
+            resolved is None
+            or cluster is None
+            or getattr(cluster, "kind", None) != "oke"
+            or not resolved.autoscaled
+        ):
             continue
         if cluster.cluster_autoscaler is None:
             continue  # the cluster runs its own autoscaler

@@ -45,7 +45,7 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> OkeClusterAutoscaler:
         """The add-on for OKE pool components (MachinePool, GpuSpotPool) of one cluster."""
-        issues = []
+        issues: list[str] = []
         ids = [getattr(p.resolved.cluster, "cluster_id", None) for p in pools]
         clusters = {i for i in ids if isinstance(i, str)}  # Outputs can't be compared now
         for pool in pools:

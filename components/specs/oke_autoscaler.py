@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from nodepools.specs.base import SpecModel, wired
 from nodepools.specs.clusters import OkeAutoscalerAddon
@@ -14,7 +14,7 @@ class AutoscaledOkePool(SpecModel):
     """One node pool the autoscaler resizes, within its bounds."""
 
     name: PoolName = Field(description="The pool's name (orders the add-on's list). Required.")
-    node_pool_id: wired(str) = Field(
+    node_pool_id: Annotated[Any, wired(str)] = Field(
         description="The node pool's OCID, usually the pool component's `pool_id`. Required."
     )
     min_nodes: int = Field(ge=0, description="Fewest nodes. Required.")
@@ -32,7 +32,9 @@ class AutoscaledOkePool(SpecModel):
 class OkeClusterAutoscalerArgs(SpecModel):
     """The add-on of one OKE cluster, fed by every autoscaled pool of that cluster."""
 
-    cluster_id: wired(str) = Field(description="Cluster OCID (or an Output). Required.")
+    cluster_id: Annotated[Any, wired(str)] = Field(
+        description="Cluster OCID (or an Output). Required."
+    )
     addon: OkeAutoscalerAddon = Field(
         default_factory=OkeAutoscalerAddon,
         description="Authentication and replicas; default `{auth_type: instance}`.",
