@@ -24,11 +24,12 @@ lint: $(STAMP)
 # basedpyright in strict mode over components/ and policies/ ([tool.basedpyright]); part of
 # `make test`. `.typecheck/nodepools` mirrors the package-dir mapping of pyproject.toml with
 # symlinks (rebuilt each run) so the checker resolves `nodepools.*` imports to those files.
+# `--project`: this repository's config, never a pyrightconfig.json in a folder above it.
 typecheck: $(STAMP)
 	rm -rf .typecheck && mkdir -p .typecheck/nodepools
 	for f in components/*; do case $$f in */__pycache__) ;; *) ln -s ../../$$f .typecheck/nodepools/;; esac; done
 	ln -s ../../policies .typecheck/nodepools/policies
-	$(BIN)/basedpyright
+	$(BIN)/basedpyright --project pyproject.toml
 
 unit: $(STAMP)
 	$(BIN)/python -m pytest
