@@ -22,7 +22,8 @@ from nodepools.planning.sections import capacity_section
 from nodepools.planning.validation_section import validation_section
 from nodepools.pools.karpenter_node_pool import prepare_pool
 from nodepools.specs import Budget, Disruption, NodeClassArgs, SpecError
-from nodepools.specs.karpenter import KarpenterNodePoolArgs, resolve_karpenter_pool
+from nodepools.specs.karpenter import KarpenterNodePoolArgs
+from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
 from nodepools.specs.karpenter_restrictions import (
     allowed_keys,
     label_rules,

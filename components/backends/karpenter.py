@@ -14,8 +14,8 @@ from typing import Any
 from nodepools.backends import BuiltPool
 from nodepools.json_values import is_dict, is_list
 from nodepools.specs.base import Issue, is_output
-from nodepools.specs.karpenter import ResolvedKarpenterPool
 from nodepools.specs.karpenter_node_class import NodeClassArgs, ami_family
+from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
 from nodepools.specs.taints import Taint
 
 NODE_POOL_API_VERSION = "karpenter.sh/v1"

@@ -21,7 +21,7 @@ from nodepools.governance.kueue import render_quotas
 from nodepools.governance.platform_objects import render_platforms
 from nodepools.specs.base import Issue, SpecError, SpecModel, parse_spec
 from nodepools.specs.governed_pool import describe_karpenter, describe_resolved
-from nodepools.specs.karpenter import resolve_karpenter_pool
+from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
 from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
 from nodepools.specs.platforms import PoolPlatformsArgs
 from nodepools.specs.pools import resolve_gpu_spot_pool, resolve_pool

@@ -12,7 +12,7 @@ from nodepools.specs.instance_types import unknown_type_warning
 from nodepools.specs.pools import ResolvedPool
 
 if TYPE_CHECKING:
-    from nodepools.specs.karpenter import ResolvedKarpenterPool
+    from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
 
 
 class PoolComponent(pulumi.ComponentResource):

@@ -38,7 +38,7 @@ _EXPORTS: dict[str, str] = {
     "POOL_SELECTOR_LABEL": ".labels",
     "PathError": ".base",
     "PoolArgsBase": ".pools",
-    "ResolvedKarpenterPool": ".karpenter",
+    "ResolvedKarpenterPool": ".karpenter_resolve",
     "ResolvedPool": ".pools",
     "RosaCluster": ".rosa",
     "SHARED_POOL_LABEL": ".labels",
@@ -59,7 +59,7 @@ _EXPORTS: dict[str, str] = {
     "merge_taints": ".taints",
     "parse_spec": ".base",
     "resolve_gpu_spot_pool": ".pools",
-    "resolve_karpenter_pool": ".karpenter",
+    "resolve_karpenter_pool": ".karpenter_resolve",
     "resolve_pool": ".pools",
 }
 
@@ -139,14 +139,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         OkeCluster,
         OkePlacement,
     )
-    from nodepools.specs.karpenter import (
-        Budget,
-        Disruption,
-        KarpenterNodePoolArgs,
-        ResolvedKarpenterPool,
-        resolve_karpenter_pool,
-    )
+    from nodepools.specs.karpenter import Budget, Disruption, KarpenterNodePoolArgs
     from nodepools.specs.karpenter_node_class import NodeClassArgs
+    from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool, resolve_karpenter_pool
     from nodepools.specs.labels import (
         MAX_NODES_TAG,
         MIN_NODES_TAG,

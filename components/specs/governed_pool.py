@@ -12,7 +12,7 @@ from typing import Annotated, Any
 
 from nodepools.specs.accelerators import NVIDIA_GPU
 from nodepools.specs.base import SpecModel
-from nodepools.specs.karpenter import ResolvedKarpenterPool
+from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
 from nodepools.specs.kube import Amount, ObjectName
 from nodepools.specs.labels import POOL_LABEL, LabelKey, Labels
 from nodepools.specs.pools import ResolvedPool
