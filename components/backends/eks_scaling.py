@@ -19,6 +19,7 @@ warning and the pool falls back to following the autoscaler, as before.
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,24 @@ def desired_size(
     return DesiredSize(clamped, follow_autoscaler=clamped == live)
 
 
+# The node groups of each cluster, listed once per program run (a fleet of 50 pools on one
+# cluster made 50 identical ListNodegroups calls, a fifth of its plan's CPU). Keyed by the
+# run's root stack resource, weakly: nothing outlives the run that listed it.
+_GROUP_NAMES: weakref.WeakKeyDictionary[Any, dict[str, list[str]]] = weakref.WeakKeyDictionary()
+
+
+def _group_names(cluster_name: str) -> list[str]:
+    import pulumi_aws as aws
+
+    root = pulumi.runtime.get_root_resource()
+    listed = _GROUP_NAMES.setdefault(root, {}) if root is not None else {}
+    if cluster_name not in listed:
+        names = aws.eks.get_node_groups(cluster_name=cluster_name).names or []
+        # The typed result holds strings; under mocks a call answers untyped data.
+        listed[cluster_name] = [n for n in names if isinstance(n, str)]  # pyright: ignore[reportUnnecessaryIsInstance]
+    return listed[cluster_name]
+
+
 def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> int | None:
     """The desired size of the pool's existing node group in EKS, or None (see above)."""
     if not isinstance(cluster_name, str):
@@ -58,9 +77,8 @@ def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> in
 
     pattern = re.compile(re.escape(name_prefix) + _UNIQUE_SUFFIX)
     try:
-        names = aws.eks.get_node_groups(cluster_name=cluster_name).names or []
-        # The typed result holds strings; under mocks a call answers untyped data.
-        for group_name in sorted(n for n in names if isinstance(n, str) and pattern.fullmatch(n)):  # pyright: ignore[reportUnnecessaryIsInstance]
+        names = _group_names(cluster_name)
+        for group_name in sorted(n for n in names if pattern.fullmatch(n)):
             group = aws.eks.get_node_group(cluster_name=cluster_name, node_group_name=group_name)
             # The prefix may be shared by a longer pool name cut to fit; the tag is ours.
             if (group.tags or dict[str, Any]()).get(POOL_LABEL) != pool_name:

@@ -120,3 +120,17 @@ def test_a_cluster_known_only_at_deploy_time_is_not_read():
 
     run(program, mocks=mocks)
     assert mocks.calls == []
+
+
+def test_a_cluster_is_listed_once_per_run_and_again_in_the_next_run():
+    mocks = ExistingGroups({name_of("a"): group("a", 1), name_of("b"): group("b", 1)})
+
+    def program():
+        for pool in ("a", "b"):
+            MachinePool(pool, {"cluster": EKS, "instance_type": "m5.large", "autoscaling": {"min_replicas": 2, "max_replicas": 4}})  # fmt: skip
+
+    run(program, mocks=mocks)
+    assert mocks.calls.count("aws:eks/getNodeGroups:getNodeGroups") == 1
+    assert mocks.calls.count("aws:eks/getNodeGroup:getNodeGroup") == 2
+    run(program, mocks=mocks)  # a new run lists again: nothing is kept between runs
+    assert mocks.calls.count("aws:eks/getNodeGroups:getNodeGroups") == 2
