@@ -45,6 +45,13 @@ from nodepools.backends.dynamic_support import (
     pickler_left_as_found,
     unwrap_secret,
 )
+from nodepools.backends.ocm_body_diff import (
+    body_changes,
+    describe_differences,
+    live_view,
+    normalize_body,
+    patch_for,
+)
 from nodepools.backends.ocm_client import (
     DEFAULT_API_URL,
     DEFAULT_SSO_URL,
@@ -54,16 +61,7 @@ from nodepools.backends.ocm_client import (
     OcmConnectionError,
     OcmError,
 )
-from nodepools.backends.ocm_machine_pool_body import (
-    Problem,
-    body_changes,
-    body_problems,
-    describe_differences,
-    live_view,
-    machine_pool_body,
-    normalize_body,
-    patch_for,
-)
+from nodepools.backends.ocm_machine_pool_body import Problem, body_problems, machine_pool_body
 from nodepools.json_values import is_dict
 from nodepools.specs.pools import ResolvedPool
 from nodepools.specs.rosa import TOKEN_ENV_VARS, RosaCluster
