@@ -24,7 +24,7 @@ _EXPORTS: dict[str, str] = {
     "MachinePoolArgs": ".specs",
     "OkeCluster": ".specs",
     "OkeClusterAutoscaler": ".pools.oke_autoscaler",
-    "OkeClusterAutoscalerArgs": ".specs.oke_autoscaler",
+    "OkeClusterAutoscalerArgs": ".specs.oke_autoscaler_args",
     "OkePlacement": ".specs",
     "PoolComponent": ".pools.pool_component",
     "PoolPlatforms": ".governance.pool_platforms",
@@ -32,7 +32,7 @@ _EXPORTS: dict[str, str] = {
     "PoolQuotas": ".governance.pool_quotas",
     "PoolQuotasArgs": ".specs.quotas",
     "Recipe": ".workloads.recipe",
-    "RecipeArgs": ".specs.recipe",
+    "RecipeArgs": ".specs.recipe_args",
     "RosaCluster": ".specs",
     "Scaling": ".specs",
     "SchedulingInfo": ".scheduling",
@@ -107,9 +107,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         Taint,
         lookup_accelerator,
     )
-    from nodepools.specs.oke_autoscaler import OkeClusterAutoscalerArgs
+    from nodepools.specs.oke_autoscaler_args import OkeClusterAutoscalerArgs
     from nodepools.specs.platforms import PoolPlatformsArgs
     from nodepools.specs.quotas import PoolQuotasArgs
-    from nodepools.specs.recipe import RecipeArgs
+    from nodepools.specs.recipe_args import RecipeArgs
     from nodepools.specs.shared import SharedNodePoolArgs, SharedPoolDescription
     from nodepools.workloads.recipe import Recipe

@@ -9,9 +9,9 @@ from __future__ import annotations
 from nodepools.policies.backends import bare_metal_boot_volume, rosa_multi_az_replicas
 from nodepools.policies.cost import autoscaling_max_nodes, karpenter_limits, spot_max_price
 from nodepools.policies.governance import kueue_quota_within_capacity
-from nodepools.policies.labels import restricted_label_domains
-from nodepools.policies.taints import accelerator_pool_tainted, spot_pool_tainted
-from nodepools.policies.workloads import (
+from nodepools.policies.label_policies import restricted_label_domains
+from nodepools.policies.taint_policies import accelerator_pool_tainted, spot_pool_tainted
+from nodepools.policies.workload_policies import (
     pool_workloads_unprivileged,
     recipe_requests_pool_accelerators,
 )

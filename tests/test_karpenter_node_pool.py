@@ -22,7 +22,7 @@ from nodepools.planning.sections import capacity_section
 from nodepools.planning.validation_section import validation_section
 from nodepools.pools.karpenter_node_pool import prepare_pool
 from nodepools.specs import Budget, Disruption, NodeClassArgs, SpecError
-from nodepools.specs.karpenter import KarpenterNodePoolArgs
+from nodepools.specs.karpenter_args import KarpenterNodePoolArgs
 from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
 from nodepools.specs.karpenter_restrictions import (
     allowed_keys,
@@ -620,7 +620,7 @@ def test_reserved_domains_are_refused_and_other_labels_pass_the_crd_and_the_pack
 )
 def test_label_verdicts_agree_with_the_policy_pack(key: str) -> None:
     """A label the component accepts is one `restricted-label-domains` lets through."""
-    from nodepools.policies.labels import restricted_domain
+    from nodepools.policies.label_policies import restricted_domain
 
     try:
         KarpenterNodePoolArgs.model_validate({**gpu_args(), "labels": {key: "x"}})
@@ -839,7 +839,7 @@ def test_plan_fails_on_an_invalid_custom_resource(tmp_path: Path, capsys) -> Non
 
 def test_importing_components_loads_no_kubernetes_sdk() -> None:
     code = (
-        "import sys, nodepools, nodepools.specs.karpenter; "
+        "import sys, nodepools, nodepools.specs.karpenter_args; "
         "assert 'pulumi_kubernetes' not in sys.modules; "
         "assert 'nodepools.validation.validator' not in sys.modules"
     )

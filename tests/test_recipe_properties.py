@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nodepools.specs.base import SpecError, parse_spec
 from nodepools.specs.labels import INSTANCE_TYPE_LABEL, POOL_LABEL
-from nodepools.specs.recipe import RecipeArgs, matches, resolve_recipe
+from nodepools.specs.recipe_args import RecipeArgs, matches, resolve_recipe
 from nodepools.specs.shared import (
     SharedNodePoolArgs,
     describe_shared_pool,

@@ -64,7 +64,7 @@ from nodepools.backends.ocm_client import (
 from nodepools.backends.ocm_machine_pool_body import Problem, body_problems, machine_pool_body
 from nodepools.json_values import is_dict
 from nodepools.specs.pools import ResolvedPool
-from nodepools.specs.rosa import TOKEN_ENV_VARS, RosaCluster
+from nodepools.specs.rosa_cluster import TOKEN_ENV_VARS, RosaCluster
 from nodepools.specs.secret_inputs import url_problem
 from pydantic import SecretStr
 

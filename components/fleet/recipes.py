@@ -21,7 +21,7 @@ from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
 from nodepools.specs.base import Issue, SpecError
-from nodepools.specs.recipe import resolve_recipe
+from nodepools.specs.recipe_args import resolve_recipe
 from nodepools.specs.shared import SharedPoolDescription, describe_shared_pool, resolve_shared_pool
 from nodepools.workloads.placement import (
     PlacementError,

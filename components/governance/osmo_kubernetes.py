@@ -30,7 +30,7 @@ from typing import Any
 from nodepools.governance.platform_templates import merge_pod_specs
 from nodepools.json_values import is_dict, is_list
 from nodepools.specs.base import Issue, SpecError, format_path, parse_spec
-from nodepools.specs.osmo import (
+from nodepools.specs.osmo_models import (
     OsmoResourceRule,
     builtin_pod_templates,
     builtin_resource_validations,

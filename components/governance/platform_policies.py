@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from nodepools.governance.cel import CelError, compile_check
+from nodepools.governance.admission_cel import CelError, compile_check
 from nodepools.governance.manifests import Rendered
 from nodepools.governance.platform_templates import IssueList, gpu_resource_of
 from nodepools.specs.base import format_path

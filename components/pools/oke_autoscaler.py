@@ -19,7 +19,7 @@ from nodepools.documentation import documented
 from nodepools.preflight import checked
 from nodepools.specs.base import Issue, SpecError, parse_spec
 from nodepools.specs.clusters import OkeAutoscalerAddon
-from nodepools.specs.oke_autoscaler import OkeClusterAutoscalerArgs
+from nodepools.specs.oke_autoscaler_args import OkeClusterAutoscalerArgs
 
 
 @documented(OkeClusterAutoscalerArgs)
@@ -83,7 +83,7 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
             ],
         }
         super().__init__(self.TYPE, name, {"spec": summary}, opts)
-        from nodepools.backends.oke_autoscaler import build_autoscaler
+        from nodepools.backends.oke_addon import build_autoscaler
 
         addon = build_autoscaler(name, spec, self)
         self.nodes = addon.nodes

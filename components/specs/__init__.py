@@ -17,15 +17,15 @@ _EXPORTS: dict[str, str] = {
     "AMD_GPU": ".accelerators",
     "AWS_NEURON": ".accelerators",
     "Accelerator": ".accelerators",
-    "Budget": ".karpenter",
+    "Budget": ".karpenter_args",
     "CAPABILITIES": ".clusters",
     "CATALOG": ".accelerators",
     "ClusterTarget": ".clusters",
-    "Disruption": ".karpenter",
+    "Disruption": ".karpenter_args",
     "EksCluster": ".clusters",
     "GpuSpotPoolArgs": ".pools",
     "Issue": ".base",
-    "KarpenterNodePoolArgs": ".karpenter",
+    "KarpenterNodePoolArgs": ".karpenter_args",
     "Labels": ".labels",
     "MAX_NODES_TAG": ".labels",
     "MIN_NODES_TAG": ".labels",
@@ -40,7 +40,7 @@ _EXPORTS: dict[str, str] = {
     "PoolArgsBase": ".pools",
     "ResolvedKarpenterPool": ".karpenter_resolve",
     "ResolvedPool": ".pools",
-    "RosaCluster": ".rosa",
+    "RosaCluster": ".rosa_cluster",
     "SHARED_POOL_LABEL": ".labels",
     "Scaling": ".scaling",
     "SpecError": ".base",
@@ -139,7 +139,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         OkeCluster,
         OkePlacement,
     )
-    from nodepools.specs.karpenter import Budget, Disruption, KarpenterNodePoolArgs
+    from nodepools.specs.karpenter_args import Budget, Disruption, KarpenterNodePoolArgs
     from nodepools.specs.karpenter_node_class import NodeClassArgs
     from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool, resolve_karpenter_pool
     from nodepools.specs.labels import (
@@ -161,6 +161,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         resolve_gpu_spot_pool,
         resolve_pool,
     )
-    from nodepools.specs.rosa import RosaCluster
+    from nodepools.specs.rosa_cluster import RosaCluster
     from nodepools.specs.scaling import Scaling, Spot
     from nodepools.specs.taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints

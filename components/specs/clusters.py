@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from nodepools.json_values import is_list
 from nodepools.specs.base import SpecModel, register_union_tags, wired
 from nodepools.specs.labels import Labels
-from nodepools.specs.rosa import RosaCluster
+from nodepools.specs.rosa_cluster import RosaCluster
 from pydantic import Field, field_validator
 
 _EKS_AMI_TYPES = (

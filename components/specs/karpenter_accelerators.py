@@ -36,7 +36,7 @@ class InstanceRequirements(Protocol):
     """The instance requirements of a Karpenter pool's args that decide its accelerator.
 
     A protocol rather than the args model itself, so this module needs nothing from
-    `specs.karpenter` (which imports it)."""
+    `specs.karpenter_args` (which imports it)."""
 
     @property
     def instance_types(self) -> Any: ...

@@ -1,5 +1,5 @@
 """The resolved Karpenter pool: every default applied, requirements and limits checked
-together; what the Karpenter backend renders (args: nodepools.specs.karpenter)."""
+together; what the Karpenter backend renders (args: nodepools.specs.karpenter_args)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from nodepools.specs.accelerators import (
     Accelerator,
 )
 from nodepools.specs.base import Issue, SpecError, format_path
-from nodepools.specs.karpenter import (
+from nodepools.specs.karpenter_accelerators import AcceleratorProfile, accelerator_profile
+from nodepools.specs.karpenter_args import (
     ACCELERATOR_CONSOLIDATE_AFTER,
     ACCELERATOR_CONSOLIDATION_POLICY,
     ARCH_LABEL,
@@ -35,7 +36,6 @@ from nodepools.specs.karpenter import (
     Budget,
     KarpenterNodePoolArgs,
 )
-from nodepools.specs.karpenter_accelerators import AcceleratorProfile, accelerator_profile
 from nodepools.specs.karpenter_node_class import NodeClassArgs
 from nodepools.specs.labels import (
     POOL_LABEL,

@@ -21,7 +21,7 @@ from nodepools.json_values import is_dict
 from nodepools.specs.base import Issue, NestedIssues, SpecModel, format_path
 from nodepools.specs.governed_pool import GovernedPool
 from nodepools.specs.kube import DnsLabel
-from nodepools.specs.osmo import (
+from nodepools.specs.osmo_models import (
     ConfigName,
     OsmoPool,
     OsmoResourceRule,

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from nodepools.specs.base import Issue, SpecError
-from nodepools.specs.recipe import ResolvedRecipe, Status
+from nodepools.specs.recipe_args import ResolvedRecipe, Status
 from nodepools.specs.shared import SharedPoolDescription
 
 Pin = str | Literal[False] | None

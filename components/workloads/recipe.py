@@ -8,7 +8,7 @@ import pulumi
 from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.specs.base import parse_spec
-from nodepools.specs.recipe import RecipeArgs, resolve_recipe
+from nodepools.specs.recipe_args import RecipeArgs, resolve_recipe
 from nodepools.workloads.placement import decide
 from nodepools.workloads.recipe_manifests import (
     deployment_manifest,

@@ -18,7 +18,7 @@ from nodepools.specs.labels import (
     SHARED_POOL_LABEL,
 )
 from nodepools.specs.pools import accelerator_taint
-from nodepools.specs.recipe import ResolvedRecipe
+from nodepools.specs.recipe_args import ResolvedRecipe
 from nodepools.workloads.placement import Decision
 
 # Pulumi waits for a Deployment to become available and for a Service to have endpoints.

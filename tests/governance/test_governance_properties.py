@@ -6,7 +6,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from nodepools.governance.cel import compile_check
+from nodepools.governance.admission_cel import compile_check
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.manifests import validate_rendered
 from nodepools.governance.platform_objects import render_platforms

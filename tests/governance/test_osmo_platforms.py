@@ -12,7 +12,13 @@ import pytest
 from nodepools import PoolPlatforms, SpecError
 from nodepools.offline import ProgramError, run
 from nodepools.planning import plan_stack
-from nodepools.specs.osmo import OsmoPlatform, OsmoPool, OsmoResourceRule, OsmoRole, osmo_facts
+from nodepools.specs.osmo_models import (
+    OsmoPlatform,
+    OsmoPool,
+    OsmoResourceRule,
+    OsmoRole,
+    osmo_facts,
+)
 
 from tests.governance.osmo_seed import SEED_DOCUMENTS, seed_kwargs
 from tests.governance.stacks import STACKS, seed_osmo_args

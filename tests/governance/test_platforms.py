@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from nodepools import PoolPlatforms, SpecError
-from nodepools.governance.cel import CelError, compile_check, evaluate
+from nodepools.governance.admission_cel import CelError, compile_check, evaluate
 from nodepools.governance.platform_objects import merge_pod_specs
 from nodepools.offline import ProgramError, run
 from nodepools.specs.labels import POOL_LABEL

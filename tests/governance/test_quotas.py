@@ -277,7 +277,7 @@ def test_karpenter_pools_are_read_from_their_resolved_spec_and_limits():
 
 
 def test_a_resolved_karpenter_pool_is_a_pool_too():
-    from nodepools.specs.karpenter import KarpenterNodePoolArgs
+    from nodepools.specs.karpenter_args import KarpenterNodePoolArgs
     from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
 
     from tests.governance.stacks import KARPENTER_GPU

@@ -6,7 +6,7 @@ import base64
 
 import pytest
 from nodepools.policies import resources
-from nodepools.policies.labels import restricted_domain
+from nodepools.policies.label_policies import restricted_domain
 from nodepools.policies.quantities import parse_quantity
 from nodepools.policies.resources import (
     Accelerator,

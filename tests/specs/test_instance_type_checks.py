@@ -6,7 +6,7 @@ import pytest
 from nodepools import GpuSpotPool, KarpenterNodePool, MachinePool, SharedNodePool
 from nodepools.offline import run
 from nodepools.specs.base import SpecError, parse_spec
-from nodepools.specs.karpenter import KarpenterNodePoolArgs
+from nodepools.specs.karpenter_args import KarpenterNodePoolArgs
 
 from tests.conftest import EKS, OKE
 

@@ -10,7 +10,7 @@ import pytest
 from nodepools.fleet.deploy import validate_fleet
 from nodepools.specs import ClusterTarget, MachinePoolArgs, RosaCluster, SpecError, parse_spec
 from nodepools.specs.clusters import capabilities_for
-from nodepools.specs.rosa import DEFAULT_API_URL, DEFAULT_SSO_URL, TOKEN_ENV_VARS
+from nodepools.specs.rosa_cluster import DEFAULT_API_URL, DEFAULT_SSO_URL, TOKEN_ENV_VARS
 from pydantic import SecretStr, TypeAdapter, ValidationError
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,7 +7,7 @@ from typing import Any
 
 import pulumi
 import pulumi_oci as oci
-from nodepools.specs.oke_autoscaler import (
+from nodepools.specs.oke_autoscaler_args import (
     OkeClusterAutoscalerArgs,
     addon_configuration,
     nodes_value,
