@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from nodepools.specs.base import SpecModel, wired
 from nodepools.specs.clusters import OkeAutoscalerAddon
 from nodepools.specs.pools import PoolName
+from nodepools.specs.scaling import check_bounds
 from pydantic import Field, ValidationInfo, field_validator
 
 
@@ -23,10 +24,7 @@ class AutoscaledOkePool(SpecModel):
     @field_validator("max_nodes")
     @classmethod
     def _min_not_above_max(cls, max_nodes: int, info: ValidationInfo) -> int:
-        low = info.data.get("min_nodes")
-        if low is not None and low > max_nodes:
-            raise ValueError(f"`min_nodes` {low} can't be greater than `max_nodes` {max_nodes}")
-        return max_nodes
+        return check_bounds(max_nodes, info, "min_nodes")
 
 
 class OkeClusterAutoscalerArgs(SpecModel):

@@ -6,6 +6,15 @@ from nodepools.specs.base import SpecModel
 from pydantic import Field, ValidationInfo, field_validator
 
 
+def check_bounds(high: int, info: ValidationInfo, low_field: str) -> int:
+    """`high` (the validated upper bound), unless the lower bound declared before it is
+    greater: then an error naming both fields."""
+    low = info.data.get(low_field)
+    if low is not None and low > high:
+        raise ValueError(f"`{low_field}` {low} can't be greater than `{info.field_name}` {high}")
+    return high
+
+
 class Scaling(SpecModel):
     """Autoscaling bounds; `min_replicas` 0 lets the pool scale from zero."""
 
@@ -15,12 +24,7 @@ class Scaling(SpecModel):
     @field_validator("max_replicas")
     @classmethod
     def _min_not_above_max(cls, max_replicas: int, info: ValidationInfo) -> int:
-        min_replicas = info.data.get("min_replicas")
-        if min_replicas is not None and min_replicas > max_replicas:
-            raise ValueError(
-                f"`min_replicas` {min_replicas} can't be greater than `max_replicas` {max_replicas}"
-            )
-        return max_replicas
+        return check_bounds(max_replicas, info, "min_replicas")
 
 
 class Spot(SpecModel):
