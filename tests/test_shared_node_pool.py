@@ -233,6 +233,8 @@ def test_shared_pool_on_eks_is_a_fixed_size_node_group():
     assert group.inputs["labels"] == {
         "nodepools.dev/pool": "g5-shared",
         "nodepools.dev/shared-pool": "true",
+        # The cluster autoscaler's GPU label: a GPU node still starting is a GPU node.
+        "k8s.amazonaws.com/accelerator": "nvidia-a10g",
     }
     assert group.inputs["taints"] == [
         {"key": "nvidia.com/gpu", "value": "true", "effect": "NO_SCHEDULE"}

@@ -12,6 +12,7 @@ import pulumi_aws as aws
 from nodepools.backends import BuiltPool
 from nodepools.backends.asg_tag import AutoscalingGroupTag
 from nodepools.backends.eks_scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
+from nodepools.specs.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.eks_ami import default_ami_type
 from nodepools.specs.labels import POOL_LABEL
 from nodepools.specs.pools import ResolvedPool
@@ -44,13 +45,30 @@ def ami_type_for(pool: ResolvedPool) -> str | None:
     return default_ami_type(pool.instance_type, resource)
 
 
+# The cluster autoscaler's AWS provider knows a GPU node by this label (its `GPULabel`):
+# with it, a node whose device plugin has not yet advertised its GPUs counts as a GPU node
+# still starting, rather than one without GPUs, and the autoscaler does not scale up again
+# for the same pending pods. The value names the GPU.
+GPU_NODE_LABEL = "k8s.amazonaws.com/accelerator"
+
+
+def node_labels(pool: ResolvedPool) -> dict[str, str]:
+    """The node group's labels: the pool's, plus the autoscaler's GPU label on GPU pools."""
+    accelerator = pool.accelerator
+    if accelerator is None or accelerator.resource not in (NVIDIA_GPU, AMD_GPU):
+        return dict(pool.labels)
+    model = (accelerator.model or "").lower()
+    vendor = "amd" if accelerator.resource == AMD_GPU else "nvidia"
+    return {**pool.labels, GPU_NODE_LABEL: f"{vendor}-{model}" if model else vendor}
+
+
 def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
     """Tags that let cluster-autoscaler scale the group from zero.
 
     With no node to look at, the autoscaler builds a template node from these tags on the
     Auto Scaling group; EKS does not copy node-group labels and taints there itself.
     """
-    tags = {f"{CA_TEMPLATE}/label/{key}": value for key, value in pool.labels.items()}
+    tags = {f"{CA_TEMPLATE}/label/{key}": value for key, value in node_labels(pool).items()}
     for taint in pool.taints:
         tags[f"{CA_TEMPLATE}/taint/{taint.key}"] = f"{taint.value or ''}:{taint.effect}"
     if pool.accelerator is not None:
@@ -134,7 +152,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
                 max_size=max_size,
                 desired_size=desired.value,
             ),
-            labels=pool.labels,
+            labels=node_labels(pool),
             taints=[
                 aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=EKS_EFFECTS[t.effect])
                 for t in pool.taints

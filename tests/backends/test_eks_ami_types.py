@@ -71,3 +71,27 @@ def test_a_cluster_ami_type_of_the_same_architecture_is_used():
     )
     custom = {**EKS, "ami_type": "CUSTOM"}
     assert _ami_type(MachinePool, {"instance_type": "m7g.large", "replicas": 1}, custom) == "CUSTOM"
+
+
+def test_gpu_node_groups_carry_the_autoscalers_gpu_label_and_cpu_ones_do_not():
+    from nodepools import MachinePool
+    from nodepools.offline import run
+
+    from tests.conftest import EKS
+
+    def program():
+        MachinePool("gpu", {"cluster": EKS, "instance_type": "p5.48xlarge", "autoscaling": {"min_replicas": 0, "max_replicas": 2}})  # fmt: skip
+        MachinePool("trn", {"cluster": EKS, "instance_type": "trn1.32xlarge", "replicas": 1})
+        MachinePool("cpu", {"cluster": EKS, "instance_type": "m5.large", "replicas": 1})
+
+    capture = run(program)
+    labels = {r.name: r.inputs["labels"] for r in capture.by_type("aws:eks/nodeGroup:NodeGroup")}
+    assert labels["gpu-node-group"]["k8s.amazonaws.com/accelerator"] == "nvidia-h100"
+    assert "k8s.amazonaws.com/accelerator" not in labels["trn-node-group"]  # Neuron: no GPU
+    assert "k8s.amazonaws.com/accelerator" not in labels["cpu-node-group"]
+    tags = {r.inputs["tag"]["key"]: r.inputs["tag"]["value"] for r in capture.by_type("aws:autoscaling/tag:Tag")}  # fmt: skip
+    # Known to the autoscaler before any node exists (scale from zero).
+    assert (
+        tags["k8s.io/cluster-autoscaler/node-template/label/k8s.amazonaws.com/accelerator"]
+        == "nvidia-h100"
+    )
