@@ -5,7 +5,9 @@ recorded before the `nodepools` rename and the reorganisation into pools/, workl
 governance/, fleet/). Planning the stack today must register each of them again, or a
 resource that names it as an alias: otherwise `pulumi up` would delete the old resource and
 create a new one (for a node pool, drain every node). New resources are free to appear.
-A deliberate removal rewrites the golden with UPDATE_GOLDEN=1, reviewed in the diff.
+A deliberate removal rewrites the golden with UPDATE_URNS=1, reviewed in the diff; not with
+UPDATE_GOLDEN=1, which refreshes the other goldens and would quietly replace the recorded
+old URNs by today's (and so prove nothing).
 """
 
 from __future__ import annotations
@@ -54,7 +56,7 @@ def test_every_recorded_urn_is_still_registered_or_aliased(stack: str):
     current = {r.urn for r in capture.resources}
     aliased = set().union(*(alias_urns(r, capture) for r in capture.resources))
     path = GOLDEN / f"{stack}.json"
-    if os.environ.get("UPDATE_GOLDEN") == "1" or not path.exists():
+    if os.environ.get("UPDATE_URNS") == "1" or not path.exists():
         path.write_text(json.dumps(sorted(current), indent=1) + "\n")
     recorded = set(json.loads(path.read_text()))
     lost = sorted(recorded - current - aliased)
