@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv plan test lint typecheck unit bench bench-instructions clean
+.PHONY: venv plan test lint typecheck unit bench bench-instructions clean cluster-tools cluster-tools-if-go
 
 venv: $(STAMP)
 
@@ -31,10 +31,21 @@ typecheck: $(STAMP)
 	ln -s ../../policies .typecheck/nodepools/policies
 	$(BIN)/basedpyright --project pyproject.toml
 
+# kube-apiserver, kube-scheduler and etcd for tests/controlplane, built from the pinned versions
+# (scripts/cluster_tools.versions) through the Go module proxy into a folder outside the clone keyed
+# by those versions (~/.cache/nodepools/cluster-tools-...); a second run does nothing. Without them those tests skip (fail when NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1).
+cluster-tools:
+	bash scripts/cluster_tools.sh
+
+# `make test` builds them when Go is there (cached: instant once built), says so when it is not.
+cluster-tools-if-go:
+	@if command -v go >/dev/null; then bash scripts/cluster_tools.sh; \
+	else echo "cluster tools: no 'go' on PATH: tests/controlplane will be skipped"; fi
+
 unit: $(STAMP)
 	$(BIN)/python -m pytest
 
-test: lint typecheck unit
+test: lint typecheck cluster-tools-if-go unit
 
 # All five benchmarks, the fresh-clone test suite included; rewrites benchmarks/README.md.
 bench: $(STAMP)
