@@ -7,6 +7,7 @@ builds it; the in-process runner (`nodepools.policies.runner`) reads the same li
 from __future__ import annotations
 
 from nodepools.policies.backends import bare_metal_boot_volume, rosa_multi_az_replicas
+from nodepools.policies.budget import pool_hourly_budget
 from nodepools.policies.cost import autoscaling_max_nodes, karpenter_limits, spot_max_price
 from nodepools.policies.governance import kueue_quota_within_capacity
 from nodepools.policies.label_policies import restricted_label_domains
@@ -28,6 +29,7 @@ POLICIES: list[Policy] = [
     autoscaling_max_nodes,
     karpenter_limits,
     spot_max_price,
+    pool_hourly_budget,
     restricted_label_domains,
     rosa_multi_az_replicas,
     kueue_quota_within_capacity,

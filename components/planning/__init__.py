@@ -130,5 +130,18 @@ def plan_stack(
     if out_dir is not None:
         from nodepools.planning.artifacts import write_artifacts
 
-        result.artifacts = write_artifacts(capture, out_dir)
+        result.artifacts = write_artifacts(capture, out_dir) + write_plan_files(result, out_dir)
     return result
+
+
+def write_plan_files(result: PlanResult, out_dir: Path) -> list[Path]:
+    """`plan.json` (the JSON plan) and `capacity.svg` (accelerators per pool) under `out_dir`."""
+    from nodepools.planning.capacity_svg import capacity_svg
+    from nodepools.planning.plan_document import dumps, plan_document
+
+    document = plan_document(result)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {"plan.json": dumps(document), "capacity.svg": capacity_svg(document)}
+    for name, text in files.items():
+        (out_dir / name).write_text(text)
+    return [out_dir / name for name in sorted(files)]

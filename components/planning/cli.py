@@ -1,5 +1,13 @@
-"""`python -m nodepools plan --stack NAME [-C PROJECT] [-c KEY=VALUE] [--out DIR]`: plan a
-stack offline, reading its project and config as `pulumi preview` does."""
+"""`python -m nodepools plan --stack NAME [-C PROJECT] [-c KEY=VALUE] [--out DIR]
+[--format text|json|markdown] [--compare BASE.json]`: plan a stack offline, reading its
+project and config as `pulumi preview` does.
+
+`python -m nodepools diff BASE HEAD [--format markdown|json]`: what changes between two JSON
+plans (files, or folders of `<stack>.json`); exit status 0 when nothing changed, 1 when
+something did, 2 on an error.
+
+`python -m nodepools pr-comment --body FILE --repo OWNER/NAME --pr N`: post the comment on a
+pull request, or edit the one an earlier run posted."""
 
 from __future__ import annotations
 
@@ -52,34 +60,154 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         help="policy pack config JSON, as `pulumi preview --policy-pack-config` takes it",
     )
+    plan.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="text (default): the terminal report; json: the plan document "
+        "(components/planning/plan.schema.json); markdown: a pull-request comment",
+    )
+    plan.add_argument(
+        "--compare",
+        type=Path,
+        metavar="BASE.json",
+        help="print what changes from this JSON plan instead (markdown, or json with --format json)",
+    )
+    plan.add_argument("--artifact-url", help="link the Markdown to the uploaded plan artifact")
+    diff = commands.add_parser("diff", help="what changes between two JSON plans")
+    diff.add_argument("base", type=Path, help="the base plan: a JSON file or a folder of them")
+    diff.add_argument("head", type=Path, help="the head plan: a JSON file or a folder of them")
+    diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    diff.add_argument("--artifact-url", help="link the Markdown to the uploaded plan artifact")
+    diff.add_argument("--output", type=Path, help="write here instead of standard output")
+    comment = commands.add_parser(
+        "pr-comment", help="post (or edit) the plan comment on a GitHub pull request"
+    )
+    comment.add_argument("--body", type=Path, required=True, help="the Markdown to post")
+    comment.add_argument("--repo", required=True, help="OWNER/NAME")
+    comment.add_argument("--pr", type=int, required=True, help="pull request number")
+    comment.add_argument(
+        "--api-url", default="https://api.github.com", help="GitHub API (GITHUB_API_URL)"
+    )
+    comment.add_argument(
+        "--dry-run", action="store_true", help="print the requests instead of sending them"
+    )
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from nodepools.planning import plan_stack
-
-    context: dict[str, Any] = {}
     try:
-        if args.policy_config is not None:
-            from nodepools.policies.runner import load_policy_config
+        if args.command == "diff":
+            return _diff(args)
+        if args.command == "pr-comment":
+            from nodepools.planning.pr_comment import post_comment
 
-            context["policy_config"] = load_policy_config(args.policy_config)
-        result = plan_stack(
-            args.stack,
-            stacks_dir=args.stacks_dir,
-            project_dir=args.cwd,
-            config=args.config,
-            secrets=args.secret,
-            out_dir=args.out,
-            context=context,
-        )
+            return post_comment(
+                args.body.read_text(),
+                args.repo,
+                args.pr,
+                api_url=args.api_url,
+                dry_run=args.dry_run,
+            )
+        return _plan(args)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(result.render())
-    if result.artifacts:
-        print(f"Wrote {len(result.artifacts)} files under {args.out}")
-    if result.error:
-        return 2
-    return 0 if result.ok else 1
+
+
+def _plan(args: argparse.Namespace) -> int:
+    from nodepools.planning import plan_stack
+
+    context: dict[str, Any] = {}
+    if args.policy_config is not None:
+        from nodepools.policies.runner import load_policy_config
+
+        context["policy_config"] = load_policy_config(args.policy_config)
+    result = plan_stack(
+        args.stack,
+        stacks_dir=args.stacks_dir,
+        project_dir=args.cwd,
+        config=args.config,
+        secrets=args.secret,
+        out_dir=args.out,
+        context=context,
+    )
+    status = 2 if result.error else 0 if result.ok else 1
+    if args.format == "text" and args.compare is None:
+        sys.stdout.write(result.render())
+        if result.artifacts:
+            print(f"Wrote {len(result.artifacts)} files under {args.out}")
+        return status
+    from nodepools.planning.plan_document import dumps, plan_document
+
+    document = plan_document(result)
+    if args.compare is not None:
+        from nodepools.planning.plan_diff import diff_stacks
+
+        base = _read_plan(args.compare)
+        diff = diff_stacks({base["stack"]: base}, {document["stack"]: document})
+        return _write_diff(diff, args.format, args.artifact_url, None) if status != 2 else 2
+    if args.format == "json":
+        sys.stdout.write(dumps(document))
+    else:
+        from nodepools.planning.markdown import plan_markdown
+
+        sys.stdout.write(plan_markdown([document], artifact_url=args.artifact_url))
+    return status
+
+
+def _read_plan(path: Path) -> dict[str, Any]:
+    import json
+
+    from nodepools.json_values import is_dict
+    from nodepools.planning.plan_document import SCHEMA_VERSION
+
+    try:
+        document = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not a JSON plan ({exc})") from None
+    version = document.get("schema_version") if is_dict(document) else None
+    if not is_dict(document) or version != SCHEMA_VERSION:
+        raise ValueError(
+            f"{path}: schema_version {version!r}; this nodepools reads plans of version "
+            f"{SCHEMA_VERSION} (`nodepools plan --format json`)"
+        )
+    return document
+
+
+def _read_plans(path: Path) -> dict[str, dict[str, Any]]:
+    """Plans by stack: one file, or every `*.json` of a folder (a missing folder: none,
+    as when the base branch has no stacks yet)."""
+    if path.is_dir():
+        plans = [_read_plan(p) for p in sorted(path.glob("*.json"))]
+    elif path.exists():
+        plans = [_read_plan(path)]
+    else:
+        raise FileNotFoundError(f"{path}: no such plan file or folder")
+    return {plan["stack"]: plan for plan in plans}
+
+
+def _diff(args: argparse.Namespace) -> int:
+    from nodepools.planning.plan_diff import diff_stacks
+
+    diff = diff_stacks(_read_plans(args.base), _read_plans(args.head))
+    return _write_diff(diff, args.format, args.artifact_url, args.output)
+
+
+def _write_diff(
+    diff: dict[str, Any], fmt: str, artifact_url: str | None, output: Path | None
+) -> int:
+    if fmt == "json":
+        from nodepools.planning.plan_document import dumps
+
+        text = dumps(diff)
+    else:
+        from nodepools.planning.markdown import diff_markdown
+
+        text = diff_markdown(diff, artifact_url=artifact_url)
+    if output is not None:
+        output.write_text(text)
+    else:
+        sys.stdout.write(text)
+    return 1 if diff["changed"] else 0

@@ -75,15 +75,21 @@ def _described_pool(description: dict[str, Any]) -> _Pool:
     )
 
 
-def placement_section(capture: Capture) -> Section | None:
-    recipes = sorted(capture.components(RECIPE_TYPE), key=lambda r: r.name)
+@dataclass
+class _Recipe:
+    name: str
+    status: str
+    placement: str | None
+    demand: RecipeDemand
+    resource: str | None
+
+
+def _collect(capture: Capture) -> tuple[dict[str, _Pool], list[_Recipe]]:
+    """The shared pools (of this stack, and those recipes name from elsewhere) with the
+    accelerators their placed recipes use, and every recipe, sorted by name."""
     pools = _stack_pools(capture)
-    if not recipes and not pools:
-        return None
-    section = Section("Shared pools and recipes")
-    rows: list[tuple[str, ...]] = [("recipe", "status", "pool", "shape", "selector", "asks for")]
-    waiting: list[tuple[str, RecipeDemand]] = []
-    for recipe in recipes:
+    recipes: list[_Recipe] = []
+    for recipe in sorted(capture.components(RECIPE_TYPE), key=lambda r: r.name):
         spec: dict[str, Any] = recipe.inputs.get("spec") or {}
         outputs = capture.outputs_of(recipe)
         for description in spec.get("pools") or ():
@@ -97,19 +103,73 @@ def placement_section(capture: Capture) -> Section | None:
             candidates=frozenset(p["name"] for p in spec.get("pools") or ()),
         )
         placement = outputs.get("placement")
-        status = outputs.get("status", "?")
         if placement in pools:
             pools[placement].used += demand.total_gpus
             pools[placement].recipes.append(f"{recipe.name} ({demand.replicas}x{demand.gpus})")
-        if status == "waiting":
+        recipes.append(
+            _Recipe(
+                recipe.name,
+                outputs.get("status", "?"),
+                placement,
+                demand,
+                spec.get("acceleratorResource"),
+            )
+        )
+    return pools, recipes
+
+
+def placement_data(capture: Capture) -> dict[str, list[dict[str, Any]]]:
+    """The placement of the plan as data (the JSON plan's `placement`)."""
+    pools, recipes = _collect(capture)
+    return {
+        "shared_pools": [
+            {
+                "name": name,
+                "in_stack": entry.in_stack,
+                "shape": entry.pool.shape,
+                "selector": entry.pool.selector,
+                "resource": entry.resource,
+                "used": entry.used,
+                "total": entry.pool.total_gpus,
+                "recipes": entry.recipes,
+            }
+            for name, entry in sorted(pools.items())
+        ],
+        "recipes": [
+            {
+                "name": recipe.name,
+                "status": recipe.status,
+                "pool": recipe.placement,
+                "shape": recipe.demand.shape,
+                "selector": recipe.demand.selector,
+                "replicas": recipe.demand.replicas,
+                "accelerators_per_replica": recipe.demand.gpus,
+                "resource": recipe.resource,
+            }
+            for recipe in recipes
+        ],
+    }
+
+
+def placement_section(capture: Capture) -> Section | None:
+    pools, recipes = _collect(capture)
+    if not recipes and not pools:
+        return None
+    section = Section("Shared pools and recipes")
+    rows: list[tuple[str, ...]] = [("recipe", "status", "pool", "shape", "selector", "asks for")]
+    waiting: list[tuple[str, RecipeDemand]] = []
+    for recipe in recipes:
+        demand = recipe.demand
+        if recipe.status == "waiting":
             waiting.append((recipe.name, demand))
-        resource = spec.get("acceleratorResource")
-        asks = f"{demand.replicas} x {demand.gpus}" + (f" {resource}" if resource else "")
+        asks = f"{demand.replicas} x {demand.gpus}" + (
+            f" {recipe.resource}" if recipe.resource else ""
+        )
         rows.append(
             (
                 recipe.name,
-                status,
-                placement or "-",
+                recipe.status,
+                recipe.placement or "-",
                 demand.shape,
                 demand.selector or "-",
                 asks,

@@ -7,10 +7,14 @@ properties; `--policy-config FILE` takes the JSON the Pulumi CLI takes with
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nodepools.offline import Capture, CapturedResource
 from nodepools.planning.report import Section
+
+# EnforcementLevel.MANDATORY.value, spelled out so reading findings needs no pulumi_policy.
+MANDATORY = "mandatory"
+_FINDINGS = "_policy_findings"
 
 if TYPE_CHECKING:
     from nodepools.policies.runner import PolicyResourceInput
@@ -34,20 +38,44 @@ def policy_inputs(capture: Capture) -> list[PolicyResourceInput]:
     return [as_input(r) for r in capture.custom_resources()]
 
 
-def policy_section(capture: Capture) -> Section:
+def policy_findings(capture: Capture) -> list[dict[str, str]]:
+    """Every violation the policy pack reports, sorted: policy, level (mandatory, advisory,
+    ...), the resource (`type name`, or "stack") and the message. Run once per capture: the
+    text, JSON and Markdown reports all read this list."""
     from nodepools.policies.runner import run_policies
-    from pulumi_policy import EnforcementLevel
 
-    context = getattr(capture, "plan_context", {}) or {}
-    section = Section("Policy pack (nodepools-guardrails)")
+    context: dict[str, Any] = getattr(capture, "plan_context", {}) or {}
+    cached = context.get(_FINDINGS)
+    if cached is not None:
+        return cached
     violations = run_policies(policy_inputs(capture), config=context.get("policy_config"))
     names = {r.urn: f"{r.type} {r.name}" for r in capture.resources}
-    for violation in sorted(violations, key=lambda v: (v.policy_name, v.urn or "", v.message)):
-        level = violation.enforcement_level.value
-        where = names.get(violation.urn or "", "stack")
-        section.lines.append(f"[{level}] {violation.policy_name}: {where}: {violation.message}")
-        if violation.enforcement_level == EnforcementLevel.MANDATORY:
+    findings = sorted(
+        (
+            {
+                "policy": violation.policy_name,
+                "level": violation.enforcement_level.value,
+                "resource": names.get(violation.urn or "", "stack"),
+                "message": violation.message,
+            }
+            for violation in violations
+        ),
+        key=lambda f: (f["policy"], f["resource"], f["message"]),
+    )
+    context[_FINDINGS] = findings
+    capture.plan_context = context
+    return findings
+
+
+def policy_section(capture: Capture) -> Section:
+    section = Section("Policy pack (nodepools-guardrails)")
+    findings = policy_findings(capture)
+    for finding in findings:
+        section.lines.append(
+            f"[{finding['level']}] {finding['policy']}: {finding['resource']}: {finding['message']}"
+        )
+        if finding["level"] == MANDATORY:
             section.failures += 1
-    if not violations:
+    if not findings:
         section.lines.append(f"no violations ({len(capture.custom_resources())} resources checked)")
     return section

@@ -12,9 +12,11 @@ from nodepools.planning.report import Section
 from nodepools.validation import is_known_kind, validate_manifest
 
 
-def validation_section(capture: Capture) -> Section:
-    section = Section("Validation of custom resources")
+def validation_findings(capture: Capture) -> tuple[int, list[dict[str, str]]]:
+    """(manifests checked, violations): every captured custom resource of a known kind
+    validated; each violation with kind, object name, resource name, path and message."""
     checked = 0
+    violations: list[dict[str, str]] = []
     for resource in capture.custom_resources():
         manifest = resource.inputs
         if not resource.type.startswith("kubernetes:") or not is_known_kind(
@@ -23,12 +25,26 @@ def validation_section(capture: Capture) -> Section:
             continue
         checked += 1
         for violation in validate_manifest(manifest):
-            where = f"{violation.kind}/{violation.name or resource.name}"
-            section.lines.append(
-                f"INVALID {where} ({resource.name}) {violation.path or '<object>'}: "
-                f"{violation.message}"
+            violations.append(
+                {
+                    "kind": violation.kind,
+                    "name": violation.name or resource.name,
+                    "resource": resource.name,
+                    "path": violation.path or "<object>",
+                    "message": violation.message,
+                }
             )
-            section.failures += 1
+    return checked, violations
+
+
+def validation_section(capture: Capture) -> Section:
+    section = Section("Validation of custom resources")
+    checked, violations = validation_findings(capture)
+    for v in violations:
+        section.lines.append(
+            f"INVALID {v['kind']}/{v['name']} ({v['resource']}) {v['path']}: {v['message']}"
+        )
+    section.failures = len(violations)
     plural = "s" if checked != 1 else ""
     if section.failures:
         section.lines.append(

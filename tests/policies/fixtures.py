@@ -628,6 +628,29 @@ RESOURCE_CASES = [
         mentions="2.5",
         config={"spot-max-price": {"maxPricePerHour": 1.5}},
     ),
+    # pool-hourly-budget (prices from components/specs/data/prices.json)
+    Case("eks-pool-within-budget", "pool-hourly-budget", (eks_node_group(max_size=3.0),), 0),
+    Case(
+        "eks-p5-pool-above-default-budget",
+        "pool-hourly-budget",
+        (eks_node_group(instance_types=("p5.48xlarge",), max_size=40.0),),
+        1,
+        mentions="maxPoolHourlyCost",
+    ),
+    Case(
+        "eks-pool-above-configured-budget",
+        "pool-hourly-budget",
+        (eks_node_group(max_size=3.0),),
+        1,
+        mentions="scalingConfig.maxSize",
+        config={"pool-hourly-budget": {"maxPoolHourlyCost": 2.0}},
+    ),
+    Case(
+        "eks-unpriced-type-not-judged",
+        "pool-hourly-budget",
+        (eks_node_group(instance_types=("g9.99xlarge",), max_size=1000.0),),
+        0,
+    ),
     # restricted-label-domains
     Case(
         "eks-own-labels",

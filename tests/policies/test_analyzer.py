@@ -56,6 +56,7 @@ EXPECTED_POLICIES = {
     "autoscaling-max-nodes": ("mandatory", "resource", {"maxNodes"}),
     "karpenter-limits": ("mandatory", "resource", set()),
     "spot-max-price": ("mandatory", "resource", {"maxPricePerHour"}),
+    "pool-hourly-budget": ("advisory", "resource", {"maxPoolHourlyCost"}),
     "restricted-label-domains": ("mandatory", "resource", {"allowedKeys"}),
     "rosa-multi-az-replicas": ("mandatory", "resource", set()),
     "kueue-quota-within-capacity": ("mandatory", "stack", set()),

@@ -1,0 +1,93 @@
+"""Post the plan comment on a GitHub pull request, or edit the one an earlier run posted.
+
+The comment is found by the marker its body starts with (`markdown.MARKER`), so each run of
+the workflow updates one comment instead of adding another. The token comes from the
+environment (`GITHUB_TOKEN`) and is sent only as the Authorization header: it is never
+printed, logged or put in an error message.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+from nodepools.planning.markdown import MARKER
+
+PAGE = 100
+
+
+def _headers(token: str) -> dict[str, str]:
+    return {
+        "Authorization": f"Bearer {token}",
+        "Accept": "application/vnd.github+json",
+        "X-GitHub-Api-Version": "2022-11-28",
+        "User-Agent": "nodepools-plan-comment",
+    }
+
+
+def find_comment(client: Any, api_url: str, repo: str, pr: int) -> int | None:
+    """The id of the first comment on the pull request whose body starts with the marker."""
+    page = 1
+    while True:
+        response = client.get(
+            f"{api_url}/repos/{repo}/issues/{pr}/comments",
+            params={"per_page": PAGE, "page": page},
+        )
+        response.raise_for_status()
+        comments: list[dict[str, Any]] = response.json()
+        for comment in comments:
+            if str(comment.get("body") or "").startswith(MARKER):
+                return int(comment["id"])
+        if len(comments) < PAGE:
+            return None
+        page += 1
+
+
+def post_comment(
+    body: str, repo: str, pr: int, *, api_url: str = "https://api.github.com", dry_run: bool = False
+) -> int:
+    """Create or update the comment; 0 on success, 2 on a refusal (printed without the token)."""
+    if not body.startswith(MARKER):
+        body = f"{MARKER}\n{body}"
+    api_url = api_url.rstrip("/")
+    if dry_run:
+        print(
+            f"dry run: would look for a comment starting with {MARKER!r} on {repo}#{pr} "
+            f"({api_url}), then PATCH it or POST a new one with this body "
+            f"({len(body)} characters):"
+        )
+        sys.stdout.write(body)
+        return 0
+    token = os.environ.get("GITHUB_TOKEN")
+    if not token:
+        print("error: GITHUB_TOKEN is not set", file=sys.stderr)
+        return 2
+    import httpx
+
+    with httpx.Client(headers=_headers(token), timeout=30) as client:
+        try:
+            existing = find_comment(client, api_url, repo, pr)
+            if existing is None:
+                response = client.post(
+                    f"{api_url}/repos/{repo}/issues/{pr}/comments", json={"body": body}
+                )
+            else:
+                response = client.patch(
+                    f"{api_url}/repos/{repo}/issues/comments/{existing}", json={"body": body}
+                )
+            response.raise_for_status()
+        except httpx.HTTPStatusError as exc:
+            # The request, not its headers: the token stays out of the message.
+            print(
+                f"error: GitHub answered {exc.response.status_code} to "
+                f"{exc.request.method} {exc.request.url}: {exc.response.text[:500]}",
+                file=sys.stderr,
+            )
+            return 2
+        except httpx.HTTPError as exc:
+            print(f"error: could not reach {api_url}: {type(exc).__name__}", file=sys.stderr)
+            return 2
+    action = "posted" if existing is None else f"updated comment {existing} on"
+    print(f"{action} {repo}#{pr}: {response.json().get('html_url', '')}")
+    return 0
