@@ -715,6 +715,8 @@ def test_llm_stack_plans_offline_and_writes_manifests(tmp_path: Path) -> None:
     assert titles["Validation of custom resources"].lines == ["4 manifests validated, all valid"]
     names = sorted(path.name for path in result.artifacts)
     assert names == [
+        "capacity.svg",
+        "plan.json",
         "trainium-trn1-node-class.yaml",
         "trainium-trn1-node-pool.yaml",
         "x86-cpu-karpenter-node-class.yaml",
