@@ -100,7 +100,7 @@ karpenter_limits = ResourceValidationPolicy(
         "Karpenter NodePools declare `spec.limits`, including every accelerator resource "
         "they can launch."
     ),
-    enforcement_level=EnforcementLevel.MANDATORY,
+    enforcement_level=EnforcementLevel.ADVISORY,
     validate=_validate_karpenter_limits,
 )
 

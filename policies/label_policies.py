@@ -1,22 +1,22 @@
-"""Pool labels stay out of the domains Kubernetes and Karpenter reserve for themselves.
+"""Pool labels stay where the kubelet (and, for Karpenter, the NodePool CRD) accepts them.
 
-Decision: a label key is restricted when its prefix is, or is a subdomain of, `kubernetes.io`,
-`k8s.io`, `karpenter.sh` or `karpenter.k8s.aws`. The only keys let through are those a kubelet
-may set on its own node under the NodeRestriction admission plugin (`kubernetes.io/arch`,
-`kubernetes.io/os`, `node.kubernetes.io/instance-type`, `topology.kubernetes.io/region`,
-`topology.kubernetes.io/zone`, and the `node.kubernetes.io/` and `kubelet.kubernetes.io/`
-prefixes): a pool that declares anything else there either fails to register its nodes
-(EKS and OKE pass pool labels to the kubelet) or is rejected by Karpenter's admission rules.
-`kubernetes.io/hostname` stays restricted although kubelets may set it: on a pool it would
-give every node the same hostname label and break per-node topology spreading. Karpenter's
-own domains are restricted outright; Karpenter sets those labels itself from the NodePool's
-requirements, which is where a pool should express them. Policy config `allowedKeys` adds
-organisation-specific exceptions.
+Decision: a label key is restricted when the node could never carry it. In the
+`kubernetes.io` and `k8s.io` domains (and their subdomains) a kubelet may set only the keys
+of the NodeRestriction admission plugin (KEP-279; `IsKubeletLabel` upstream):
+`kubernetes.io/arch`, `kubernetes.io/os`, the instance-type and topology zone/region keys
+(and their beta forms), and the `node.kubernetes.io/` and `kubelet.kubernetes.io/`
+namespaces; EKS, OKE and ROSA pass pool labels to the kubelet, so anything else there keeps
+the nodes from registering. `kubernetes.io/hostname` stays restricted although kubelets may
+set it: on a pool it would give every node the same hostname label. Other domains are free
+(`karpenter.sh/controller` on an EKS node group is fine). A Karpenter NodePool's labels are
+also held to the CRD's own key rules (its restricted `karpenter.sh` / `karpenter.k8s.aws`
+domains and keys). Policy config `allowedKeys` adds organisation-specific exceptions.
 """
 
 from __future__ import annotations
 
 from nodepools.policies.resources import items, pool_view
+from nodepools.specs.karpenter_restrictions import restricted_label_problem
 from nodepools.specs.labels import restricted_domain
 from pulumi_policy import (
     EnforcementLevel,
@@ -33,12 +33,19 @@ def _validate_label_domains(args: ResourceValidationArgs, report: ReportViolatio
         return
     allowed = frozenset(str(k) for k in items(args.get_config().get("allowedKeys")))
     for key in sorted(pool.labels):
-        domain = restricted_domain(key, allowed)
+        if key in allowed:
+            continue
+        domain = restricted_domain(key)
         if domain is not None:
             report(
                 f"Pool '{pool.name}' sets label `{key}` in `{pool.path('labels')}`; the "
-                f"`{domain}` domain is reserved (use your own prefix, or add the key to policy "
-                "config `allowedKeys`).",
+                f"kubelet refuses that key of the `{domain}` domain on its node (use your own "
+                "prefix, or add the key to policy config `allowedKeys`).",
+                None,
+            )
+        elif pool.platform == "karpenter" and (problem := restricted_label_problem(key)):
+            report(
+                f"Pool '{pool.name}' sets label `{key}` in `{pool.path('labels')}`: {problem}.",
                 None,
             )
 
@@ -46,8 +53,8 @@ def _validate_label_domains(args: ResourceValidationArgs, report: ReportViolatio
 restricted_label_domains = ResourceValidationPolicy(
     name="restricted-label-domains",
     description=(
-        "Node pool labels avoid the reserved kubernetes.io, k8s.io, karpenter.sh and "
-        "karpenter.k8s.aws domains."
+        "Node pool labels avoid the kubernetes.io and k8s.io keys the kubelet may not set "
+        "(and, on Karpenter NodePools, the keys the NodePool CRD restricts)."
     ),
     enforcement_level=EnforcementLevel.MANDATORY,
     config_schema=PolicyConfigSchema(

@@ -6,8 +6,8 @@ import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from nodepools.json_values import is_list
+from nodepools.specs.aws_tags import AwsTags
 from nodepools.specs.base import SpecModel, register_union_tags, wired
-from nodepools.specs.labels import Labels
 from nodepools.specs.rosa_cluster import RosaCluster
 from pydantic import Field, field_validator
 
@@ -52,8 +52,10 @@ class EksCluster(SpecModel):
         description="EKS AMI type; default None picks the accelerated AL2023 variant for "
         "NVIDIA/Neuron instance types and EKS's default otherwise.",
     )
-    tags: Labels = Field(
-        default_factory=dict, description="AWS tags on every node group; default {}."
+    tags: AwsTags = Field(
+        default_factory=dict,
+        description="AWS tags on every node group, checked by AWS's tag rules (keys 1-128, "
+        "values up to 256 letters, digits, spaces and `_.:/=+-@`; no `aws:` keys); default {}.",
     )
 
     @field_validator("node_role_arn")

@@ -440,7 +440,6 @@ REQUIREMENT_ARGS = {
     NEURON_NAME_LABEL: "neuron_names",
 }
 _KARPENTER_DOMAINS = ("karpenter.sh", "karpenter.k8s.aws")
-_POLICY = "the policy pack's `restricted-label-domains`"
 
 
 def _label_problem(key: str) -> str | None:
@@ -451,25 +450,30 @@ def _label_problem(key: str) -> str | None:
     domain = restricted_domain(key)
     if key in REQUIREMENT_ARGS:
         arg = REQUIREMENT_ARGS[key]
-        also = f"; {_POLICY} refuses it as well" if domain else ""
         return (
             f"label {key!r} is a requirement: set `{arg}` instead (Karpenter reads a template "
-            f"label as a requirement, so it could only repeat or contradict `{arg}`{also})"
+            f"label as a requirement, so it could only repeat or contradict `{arg}`)"
         )
     if problem := restricted_label_problem(key):
         return problem
-    if domain in _KARPENTER_DOMAINS:
+    karpenter_domain = next(
+        (d for d in _KARPENTER_DOMAINS if key.split("/", 1)[0].endswith(d)), None
+    )
+    if "/" in key and karpenter_domain is not None:
+        # The CRD allows this well-known key as a label; Karpenter would read it as the
+        # requirement `key In [value]`, which `requirements` says directly (and checks
+        # against the pool's other requirements).
         return (
             f"label {key!r} is one of Karpenter's well-known labels, which it sets on each "
-            "node from the instance it launches; a pool label would add a requirement on it, "
-            f"and {_POLICY} reserves the `{domain}` domain: constrain instances with "
-            "`instance_types`, `instance_families` or `instance_categories` instead"
+            "node from the instance it launches; as a template label it is a requirement: "
+            f"write it in `requirements` ({{key: {key}, operator: In, values: [...]}})"
         )
     if domain is not None:
         return (
-            f"label {key!r} is in the reserved `{domain}` domain ({_POLICY}); use a prefix of "
-            "your own, e.g. `example.com/...` (a pool may carry kubernetes.io/os, "
-            "topology.kubernetes.io/zone and /region, and node.kubernetes.io/* and "
-            "kubelet.kubernetes.io/* keys other than the instance type)"
+            f"label {key!r} is in the reserved `{domain}` domain: the kubelet refuses to set "
+            "it on its node; use a prefix of your own, e.g. `example.com/...` (a pool may "
+            "carry kubernetes.io/os, topology.kubernetes.io/zone and /region, and "
+            "node.kubernetes.io/* and kubelet.kubernetes.io/* keys other than the instance "
+            "type)"
         )
     return None

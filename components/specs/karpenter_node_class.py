@@ -10,6 +10,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from nodepools.json_values import is_dict
+from nodepools.specs.aws_tags import aws_tag_problem
 from nodepools.specs.base import SpecModel, wired
 from nodepools.specs.karpenter_restrictions import restricted_tag_problem
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
@@ -20,27 +21,10 @@ BOOT_VOLUME_GB = (1, 16384)
 _ROLE_NAME = re.compile(r"^[\w+=,.@-]{1,64}$", re.ASCII)
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::\d{12}:role/")
 _PROFILE_NAME = re.compile(r"^[\w+=,.@-]{1,128}$", re.ASCII)
-# What AWS accepts in tag keys and values.
-_AWS_TAG_TEXT = re.compile(r"^[\w .:/=+\-@]*$")
 # The CRD's amiSelectorTerms[].alias rules.
 _ALIAS = re.compile(r"^(?P<family>[a-zA-Z0-9]+)@(?P<version>.+)$")
 _ALIAS_FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
 _ALIAS_MAX = 30
-
-
-def _aws_tag_problem(key: str, value: str, *, selector: bool) -> str | None:
-    if not key or len(key) > 128 or not _AWS_TAG_TEXT.fullmatch(key):
-        return f"tag key {key!r} must be 1 to 128 letters, digits, spaces or '_.:/=+-@' characters"
-    if selector and value == "*":
-        return None  # Karpenter's wildcard: any value of the tag
-    if selector and not value:
-        return f"tag {key!r} needs a value; selector terms can't match an empty value"
-    if len(value) > 256 or not _AWS_TAG_TEXT.fullmatch(value):
-        return (
-            f"tag value {value!r} of {key!r} must be at most 256 letters, digits, spaces or "
-            "'_.:/=+-@' characters"
-        )
-    return None
 
 
 def _selector_term(tags: dict[str, str]) -> dict[str, str]:
@@ -49,7 +33,7 @@ def _selector_term(tags: dict[str, str]) -> dict[str, str]:
     if len(tags) > 20:
         raise ValueError(f"a selector term matches at most 20 tags (got {len(tags)})")
     for key, value in tags.items():
-        if problem := _aws_tag_problem(key, value, selector=True):
+        if problem := aws_tag_problem(key, value, selector=True):
             raise ValueError(problem)
     return dict(sorted(tags.items()))
 
@@ -78,9 +62,7 @@ SelectorTerms = Annotated[
 
 def _instance_tags(tags: dict[str, str]) -> dict[str, str]:
     for key, value in tags.items():
-        problem = _aws_tag_problem(key, value, selector=False) or restricted_tag_problem(key)
-        if problem is None and key.lower().startswith("aws:"):
-            problem = f"tag {key!r} uses the 'aws:' prefix, which AWS reserves for itself"
+        problem = restricted_tag_problem(key) or aws_tag_problem(key, value, selector=False)
         if problem:
             raise ValueError(problem)
     return dict(sorted(tags.items()))

@@ -175,9 +175,9 @@ def _limit_issues(
 def _accelerator_issues(
     args: KarpenterNodePoolArgs, profile: AcceleratorProfile, issues: list[Issue]
 ) -> None:
-    """A pool that can launch accelerator instances is isolated and bounded like one that
-    only launches them: the policy pack's `accelerator-pool-tainted` and `karpenter-limits`
-    are mandatory, and a pool they would fail is refused here, before anything exists."""
+    """A pool that can launch accelerator instances is isolated like one that only launches
+    them: the policy pack's `accelerator-pool-tainted` is mandatory, and a pool it would fail
+    is refused here, before anything exists."""
     resource = profile.launchable
     if resource is None:
         return
@@ -196,18 +196,9 @@ def _accelerator_issues(
                 "pool then carries it)",
             )
         )
-    if resource not in args.limits:
-        step = math.gcd(*profile.counts) if profile.counts else 1
-        example = f"{resource}: {8 * step}"
-        issues.append(
-            Issue(
-                "limits",
-                f"{args.limits!r} has no {resource!r}: the pool can launch {resource} "
-                f"instances and nothing would bound how many Karpenter buys; add a limit such "
-                f"as `{example}`"
-                + (f" (a multiple of {step}, the count per instance)" if step > 1 else ""),
-            )
-        )
+    # A pool without a limit on its accelerator is accepted: Karpenter accepts it and many
+    # clusters bound spend elsewhere (cluster-wide limits, quotas, budgets). The policy
+    # pack's `karpenter-limits` says so in every plan (advisory).
 
 
 def _describe_instances(args: KarpenterNodePoolArgs) -> str:

@@ -34,37 +34,60 @@ _NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
-# Domains Kubernetes and Karpenter reserve for themselves. A kubelet may set on its own node
-# only the keys below in them (the NodeRestriction admission plugin), so a pool whose nodes
-# carry any other key there fails to register them (EKS, OKE and ROSA pass pool labels to
-# the kubelet); Karpenter sets its own domains from a NodePool's requirements.
-# `kubernetes.io/hostname` is left out on purpose: on a pool it would give every node the
-# same hostname label and break per-node topology spreading.
-# The policy pack's `restricted-label-domains` (policies/labels.py) uses this same rule, so a
-# label a component accepts passes it.
-RESTRICTED_DOMAINS = ("kubernetes.io", "k8s.io", "karpenter.sh", "karpenter.k8s.aws")
-ALLOWED_KEYS = frozenset(
+# What a kubelet may set on its own Node (`IsKubeletLabel` of k8s.io/kubelet
+# pkg/apis/well_known_labels.go, enforced by `--node-labels` and the NodeRestriction admission
+# plugin, KEP-279): in the `kubernetes.io` and `k8s.io` domains (and their subdomains) only
+# these keys and the `kubelet.kubernetes.io` / `node.kubernetes.io` namespaces. EKS, OKE and
+# ROSA pass pool labels to the kubelet, so a pool label outside them never reaches its nodes
+# (the node fails to register). Every other domain is free for the kubelet, `karpenter.sh`
+# included: e.g. EKS blueprints mark the node group running Karpenter's controller with
+# `karpenter.sh/controller: "true"`. Karpenter NodePools have their CRD's own rules on top
+# (nodepools.specs.karpenter_restrictions).
+KUBELET_DOMAINS = ("kubernetes.io", "k8s.io")
+KUBELET_LABELS = frozenset(
     {
-        "kubernetes.io/arch",
-        "kubernetes.io/os",
-        "node.kubernetes.io/instance-type",
-        "topology.kubernetes.io/region",
+        "kubernetes.io/hostname",
         "topology.kubernetes.io/zone",
+        "topology.kubernetes.io/region",
+        "failure-domain.beta.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+        "beta.kubernetes.io/instance-type",
+        "node.kubernetes.io/instance-type",
+        "kubernetes.io/os",
+        "kubernetes.io/arch",
+        "beta.kubernetes.io/os",
+        "beta.kubernetes.io/arch",
     }
 )
-ALLOWED_PREFIXES = ("node.kubernetes.io/", "kubelet.kubernetes.io/")
+KUBELET_NAMESPACES = ("kubelet.kubernetes.io", "node.kubernetes.io")
+# A kubelet may set it, but a pool-wide value would give every node the same hostname label
+# and break per-node topology spreading (and `kubernetes.io/hostname` selectors).
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+
+
+def _in_namespace(prefix: str, namespace: str) -> bool:
+    return prefix == namespace or prefix.endswith("." + namespace)
+
+
+def is_kubelet_label(key: str) -> bool:
+    """Whether a kubelet may set `key` on its own Node (the upstream `IsKubeletLabel`)."""
+    if key in KUBELET_LABELS:
+        return True
+    prefix = key.split("/", 1)[0] if "/" in key else ""
+    return any(_in_namespace(prefix, namespace) for namespace in KUBELET_NAMESPACES)
 
 
 def restricted_domain(key: str, allowed_keys: frozenset[str] = frozenset()) -> str | None:
-    """The reserved domain `key` falls in, or None when the key may be used on a pool."""
-    if "/" not in key or key in ALLOWED_KEYS or key in allowed_keys:
-        return None
-    if key.startswith(ALLOWED_PREFIXES):
+    """The reserved domain (`kubernetes.io` or `k8s.io`) that keeps `key` off a pool's nodes,
+    or None when a pool may carry it. `kubernetes.io/hostname` is refused too (see above)."""
+    if "/" not in key or key in allowed_keys:
         return None
     prefix = key.split("/", 1)[0]
-    for domain in RESTRICTED_DOMAINS:
-        if prefix == domain or prefix.endswith("." + domain):
-            return domain
+    domain = next((d for d in KUBELET_DOMAINS if _in_namespace(prefix, d)), None)
+    if domain is None:
+        return None
+    if key == HOSTNAME_LABEL or not is_kubelet_label(key):
+        return domain
     return None
 
 
@@ -73,9 +96,16 @@ def kubelet_label_problem(key: str) -> str | None:
     domain = restricted_domain(key)
     if domain is None:
         return None
+    if key == HOSTNAME_LABEL:
+        return (
+            f"label {key!r} is set by each kubelet to its own node's name; a pool-wide value "
+            "would give every node the same hostname label"
+        )
     return (
         f"label {key!r} is in the reserved `{domain}` domain: the kubelet refuses to set it on "
-        "its node (use your own prefix)"
+        "its node (it may set only kubernetes.io/arch, kubernetes.io/os, the instance-type and "
+        "topology keys and the node.kubernetes.io/ and kubelet.kubernetes.io/ namespaces "
+        "there); use your own prefix"
     )
 
 

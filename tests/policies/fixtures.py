@@ -680,7 +680,9 @@ RESOURCE_CASES = [
         mentions="kubernetes.io/hostname",
     ),
     Case(
-        "karpenter-karpenter-labels",
+        # Well-known keys the NodePool CRD allows as template labels (Karpenter reads them
+        # as requirements): nothing the kubelet or the CRD refuses.
+        "karpenter-well-known-labels",
         "restricted-label-domains",
         (
             karpenter_node_pool(
@@ -690,8 +692,24 @@ RESOURCE_CASES = [
                 }
             ),
         ),
+        0,
+    ),
+    Case(
+        "karpenter-crd-restricted-labels",
+        "restricted-label-domains",
+        (
+            karpenter_node_pool(
+                labels={"karpenter.sh/custom": "x", "karpenter.k8s.aws/made-up": "y"}
+            ),
+        ),
         2,
-        mentions="reserved",
+        mentions="restricted",
+    ),
+    Case(
+        "eks-karpenter-controller-label",
+        "restricted-label-domains",
+        (eks_node_group(labels={"karpenter.sh/controller": "true"}),),
+        0,
     ),
     Case(
         "eks-label-allowed-by-config",

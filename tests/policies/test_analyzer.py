@@ -54,7 +54,7 @@ EXPECTED_POLICIES = {
     "spot-pool-tainted": ("advisory", "resource", set()),
     "bare-metal-boot-volume": ("mandatory", "resource", {"minBootVolumeGb"}),
     "autoscaling-max-nodes": ("mandatory", "resource", {"maxNodes"}),
-    "karpenter-limits": ("mandatory", "resource", set()),
+    "karpenter-limits": ("advisory", "resource", set()),
     "spot-max-price": ("mandatory", "resource", {"maxPricePerHour"}),
     "pool-hourly-budget": ("advisory", "resource", {"maxPoolHourlyCost"}),
     "restricted-label-domains": ("mandatory", "resource", {"allowedKeys"}),

@@ -105,11 +105,11 @@ def test_restricted_label_domain_is_refused_before_the_pack_sees_it():
                     "cluster": EKS,
                     "instance_type": "m5.large",
                     "replicas": 1,
-                    "labels": {"karpenter.sh/nodepool": "x"},
+                    "labels": {"node-role.kubernetes.io/gpu": ""},
                 },
             )
         )
-    assert caught.value.cause.paths() == ['labels["karpenter.sh/nodepool"]']
+    assert caught.value.cause.paths() == ['labels["node-role.kubernetes.io/gpu"]']
 
 
 KARPENTER_CLASS = {
@@ -119,17 +119,19 @@ KARPENTER_CLASS = {
 }
 
 
-def test_karpenter_pool_without_limits_is_a_mandatory_violation():
+def test_karpenter_pool_without_limits_is_an_advisory_violation():
     from nodepools import KarpenterNodePool
 
-    def program(limits):
-        args = {"node_class": KARPENTER_CLASS, "instance_families": ["m5", "c5"]}
+    def program(limits, families=("m5", "c5")):
+        args = {"node_class": KARPENTER_CLASS, "instance_families": list(families)}
         return lambda: KarpenterNodePool("cpu", {**args, **({"limits": limits} if limits else {})})
 
-    # A CPU pool's limits are the organisation's call (the component's default is none);
-    # an accelerator pool without its accelerator limit is refused by the component.
-    assert violations(program(None)) == Counter({("karpenter-limits", "mandatory"): 1})
+    # Karpenter accepts a NodePool without limits, and many clusters bound spend elsewhere:
+    # the component accepts it and the pack warns, for CPU and GPU pools alike.
+    assert violations(program(None)) == Counter({("karpenter-limits", "advisory"): 1})
     assert violations(program({"cpu": 100, "memory": "400Gi"})) == Counter()
+    gpu = program({"cpu": 100, "memory": "400Gi"}, families=("g5",))
+    assert violations(gpu) == Counter({("karpenter-limits", "advisory"): 1})
 
 
 # Requirement combinations, from accelerator-only to CPU-only.

@@ -216,8 +216,13 @@ def test_quantities(value, expected):
         ("node-role.kubernetes.io/gpu", "kubernetes.io"),
         ("node-restriction.kubernetes.io/gpu", "kubernetes.io"),
         ("example.k8s.io/tier", "k8s.io"),
-        ("karpenter.sh/capacity-type", "karpenter.sh"),
-        ("karpenter.k8s.aws/instance-family", "karpenter.k8s.aws"),
+        # Not the kubelet's business (KEP-279 restricts kubernetes.io and k8s.io only):
+        ("karpenter.sh/controller", None),
+        ("karpenter.k8s.aws/instance-family", None),
+        ("beta.kubernetes.io/arch", None),
+        ("failure-domain.beta.kubernetes.io/zone", None),
+        ("kubelet.kubernetes.io/custom", None),
+        ("x.node.kubernetes.io/custom", None),
         ("notkubernetes.io/x", None),
     ],
 )

@@ -181,8 +181,8 @@ def test_flex_shapes_need_ocpus_and_memory():
     [
         "node-role.kubernetes.io/gpu",
         "k8s.io/team",
-        "karpenter.sh/nodepool",
-        "kubernetes.io/hostname",
+        "node-restriction.kubernetes.io/gpu",
+        "example.k8s.io/tier",
     ],
 )
 def test_labels_the_kubelet_refuses_are_rejected(key):
@@ -192,6 +192,33 @@ def test_labels_the_kubelet_refuses_are_rejected(key):
     )
     assert f'labels["{key}"]' in found
     assert "reserved" in found[f'labels["{key}"]']
+
+
+def test_a_pool_wide_hostname_label_is_refused():
+    found = problems(
+        MachinePoolArgs,
+        {
+            "cluster": EKS,
+            "instance_type": "m5.large",
+            "replicas": 1,
+            "labels": {"kubernetes.io/hostname": "x"},
+        },
+    )
+    assert "same hostname label" in found['labels["kubernetes.io/hostname"]']
+
+
+@pytest.mark.parametrize(
+    "key", ["karpenter.sh/controller", "karpenter.sh/nodepool", "beta.kubernetes.io/arch"]
+)
+def test_labels_outside_the_kubelets_restricted_keys_are_allowed(key):
+    # NodeRestriction (KEP-279) restricts kubernetes.io and k8s.io only: EKS blueprints
+    # label the node group that runs Karpenter's controller `karpenter.sh/controller`.
+    args = parse_spec(
+        MachinePoolArgs,
+        {"cluster": EKS, "instance_type": "m5.large", "replicas": 1, "labels": {key: "true"}},
+        "p",
+    )
+    assert args.labels[key] == "true"
 
 
 def test_labels_the_kubelet_may_set_are_allowed():
