@@ -36,12 +36,13 @@ class SchedulingInfo:
         *,
         extra_selector: Mapping[str, str] | None = None,
         accelerators_per_pod: int | None = None,
+        identity_label: bool = True,
     ) -> SchedulingInfo:
         """Select the pool by its identity label, tolerate its taints, request its accelerators.
 
         By default a pod asks for every accelerator of one node (`accelerator.count`).
         """
-        selector = {POOL_LABEL: pool_name, **(extra_selector or {})}
+        selector = {**({POOL_LABEL: pool_name} if identity_label else {}), **(extra_selector or {})}
         tolerations = tuple(toleration_for(t) for t in sorted(taints, key=lambda t: t.sort_key))
         limits: dict[str, int] = {}
         if accelerator is not None:

@@ -397,7 +397,6 @@ RULES: list[tuple[str, dict[str, Any], str, str]] = [
     ("reserved tag", {"node_class": node_class(tags={"kubernetes.io/cluster/ml": "owned"})}, "node_class.tags", "tag contains a restricted tag matching kubernetes.io/cluster/"),
     ("aws: tag", {"node_class": node_class(tags={"aws:team": "ml"})}, "node_class.tags", "'aws:' prefix"),
     ("capacity type", {"capacity_types": ["reserved"]}, "capacity_types[0]", "'spot' or 'on-demand'"),
-    ("no capacity types", {"capacity_types": []}, "capacity_types", "must not be empty"),
     ("spot max price", {"spot": {"max_price": 1.5}}, "spot.max_price", "1.5 can't be used: Karpenter can't cap the spot price"),
     ("spot without spot capacity", {"capacity_types": ["on-demand"], "spot": {}}, "spot", "has no 'spot'"),
     ("empty instance types", {"instance_types": []}, "instance_types", "must not be empty"),

@@ -51,7 +51,11 @@ def _block_devices(node_class: NodeClassArgs) -> list[dict[str, Any]]:
         "volumeSize": f"{node_class.boot_volume_gb}Gi",
         "volumeType": "gp3",
     }
-    family = ami_family(node_class.ami_alias)
+    family = (
+        node_class.ami_family.lower()
+        if node_class.ami_selector_terms is not None and node_class.ami_family
+        else ami_family(node_class.ami_alias)
+    )
     if family == "bottlerocket":
         return [
             {"deviceName": "/dev/xvda", "ebs": {**volume, "volumeSize": _BOTTLEROCKET_OS_VOLUME}},
@@ -65,8 +69,16 @@ def render_node_class(pool: ResolvedKarpenterPool) -> dict[str, Any]:
     """The `karpenter.k8s.aws/v1` EC2NodeClass of `pool` (which must have `node_class`)."""
     node_class = pool.node_class
     assert node_class is not None
-    spec: dict[str, Any] = {"amiSelectorTerms": [{"alias": node_class.ami_alias}]}
-    if node_class.boot_volume_gb is not None:
+    spec: dict[str, Any] = {}
+    if node_class.ami_family is not None:
+        spec["amiFamily"] = node_class.ami_family
+    if node_class.ami_selector_terms is not None:
+        spec["amiSelectorTerms"] = [t.to_manifest() for t in node_class.ami_selector_terms]
+    else:
+        spec["amiSelectorTerms"] = [{"alias": node_class.ami_alias}]
+    if node_class.block_device_mappings is not None:
+        spec["blockDeviceMappings"] = [m.to_manifest() for m in node_class.block_device_mappings]
+    elif node_class.boot_volume_gb is not None:
         spec["blockDeviceMappings"] = _block_devices(node_class)
     if node_class.detailed_monitoring is not None:
         spec["detailedMonitoring"] = node_class.detailed_monitoring
@@ -82,6 +94,8 @@ def render_node_class(pool: ResolvedKarpenterPool) -> dict[str, Any]:
     spec["subnetSelectorTerms"] = [{"tags": dict(term)} for term in node_class.subnet_selector_tags]
     if node_class.tags:
         spec["tags"] = dict(node_class.tags)
+    if node_class.user_data is not None:
+        spec["userData"] = node_class.user_data
     return {
         "apiVersion": NODE_CLASS_API_VERSION,
         "kind": NODE_CLASS_KIND,
@@ -119,6 +133,8 @@ def render_node_pool(pool: ResolvedKarpenterPool) -> dict[str, Any]:
     spec: dict[str, Any] = {"disruption": disruption}
     if pool.limits:
         spec["limits"] = dict(pool.limits)
+    if pool.replicas is not None:
+        spec["replicas"] = pool.replicas
     spec["template"] = {"metadata": {"labels": dict(pool.labels)}, "spec": template_spec}
     if pool.weight is not None:
         spec["weight"] = pool.weight

@@ -166,6 +166,8 @@ def _pool(capture: Capture, pool: CapturedResource) -> dict[str, Any]:
     spot = capacity_types == ["spot"]
     if "minNodes" in spec:
         low, high = int(spec["minNodes"]), int(spec["maxNodes"])
+    elif "replicas" in spec:  # a static Karpenter NodePool
+        low = high = int(spec["replicas"])
     else:  # Karpenter: from zero up to what its limits allow
         low, high = 0, _karpenter_max_nodes(spec, types[0] if len(types) == 1 else None)
     resource = spec.get("acceleratorResource")

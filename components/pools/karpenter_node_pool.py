@@ -47,6 +47,7 @@ def karpenter_scheduling(pool: ResolvedKarpenterPool) -> SchedulingInfo:
         pool.taints,
         pool.accelerator,
         extra_selector={NODEPOOL_LABEL: pool.pool_name},
+        identity_label=pool.identity_label,
     )
 
 

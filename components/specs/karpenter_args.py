@@ -19,6 +19,11 @@ from nodepools.specs.accelerators import (
 from nodepools.specs.base import Issue, NestedIssues, PathError, SpecModel
 from nodepools.specs.instance_checks import ec2_instance_types
 from nodepools.specs.karpenter_node_class import NodeClassArgs
+from nodepools.specs.karpenter_requirements import (
+    MAX_REQUIREMENTS,
+    NodeRequirement,
+    contradiction_issues,
+)
 from nodepools.specs.karpenter_restrictions import restricted_label_problem
 from nodepools.specs.labels import (
     POOL_LABEL,
@@ -274,7 +279,8 @@ class KarpenterNodePoolArgs(SpecModel):
     capacity_types: list[Literal["spot", "on-demand"]] | None = Field(
         default=None,
         description="Capacity types Karpenter may launch. Default None: `[spot]` when `spot` "
-        "is set, else `[on-demand]`.",
+        "is set, else `[on-demand]`, written as a `karpenter.sh/capacity-type` requirement; "
+        "`[]` writes none (Karpenter's own default, on-demand), as many upstream examples do.",
     )
     spot: Spot | None = Field(
         default=None,
@@ -326,6 +332,15 @@ class KarpenterNodePoolArgs(SpecModel):
         description="Neuron device names (`karpenter.k8s.aws/instance-accelerator-name`), e.g. "
         "`trainium`, `inferentia2`. Default None.",
     )
+    requirements: list[NodeRequirement] = Field(
+        default_factory=list[NodeRequirement],
+        max_length=MAX_REQUIREMENTS,
+        description="More NodePool requirements, as Karpenter writes them: any label key, "
+        "operators In, NotIn, Exists, DoesNotExist, Gt, Lt, Gte, Lte, and `min_values`, e.g. "
+        "`{key: karpenter.k8s.aws/instance-generation, operator: Gt, values: ['2']}`. A key "
+        "that one of the args above sets (instance types, families, ...) is set by one or the "
+        "other, not both; requirements that exclude each other are errors. Default [].",
+    )
     labels: Labels = Field(
         default_factory=dict,
         description=f"Node labels; default {{}}. `{POOL_LABEL}` is set by the pool itself; "
@@ -353,6 +368,13 @@ class KarpenterNodePoolArgs(SpecModel):
         default_factory=Disruption,
         description="Consolidation and disruption budgets; default {} (see `Disruption`).",
     )
+    replicas: int | None = Field(
+        default=None,
+        ge=0,
+        description="A static NodePool of exactly this many nodes (`spec.replicas`): Karpenter "
+        "keeps the count whatever the pods need; only a `nodes` limit and no `weight` go with "
+        "it, and a pool can't switch between static and dynamic later. Default None (dynamic).",
+    )
     weight: int | None = Field(
         default=None,
         ge=1,
@@ -373,6 +395,12 @@ class KarpenterNodePoolArgs(SpecModel):
         description="Name of the NodePool (and of its EC2NodeClass) and of the identity label; "
         "default the component name.",
     )
+    identity_label: bool = Field(
+        default=True,
+        description=f"Put the identity label `{POOL_LABEL}: <pool name>` on the nodes (and in "
+        "the scheduling info). `false` writes the NodePool's labels exactly as given; pods "
+        f"then select the pool by `{NODEPOOL_LABEL}`, which Karpenter sets. Default true.",
+    )
 
     @field_validator("node_class_name")
     @classmethod
@@ -391,9 +419,60 @@ class KarpenterNodePoolArgs(SpecModel):
             )
         return name
 
+    @field_validator("replicas")
+    @classmethod
+    def _static_limits(cls, replicas: int | None, info: ValidationInfo) -> int | None:
+        # The NodePool CRD's rules for static pools, in its words.
+        others = sorted(set(info.data.get("limits") or {}) - {"nodes"})
+        if replicas is not None and others:
+            raise ValueError(
+                f"only 'limits.nodes' is supported on static NodePools (replicas {replicas}); "
+                f"remove {others} from `limits`"
+            )
+        return replicas
+
+    @field_validator("weight")
+    @classmethod
+    def _no_static_weight(cls, weight: int | None, info: ValidationInfo) -> int | None:
+        replicas = info.data.get("replicas")
+        if replicas is not None and weight is not None:
+            raise ValueError(
+                f"{weight!r}: 'weight' is not supported on static NodePools (replicas {replicas})"
+            )
+        return weight
+
+    @field_validator("requirements")
+    @classmethod
+    def _requirements(
+        cls, requirements: list[NodeRequirement], info: ValidationInfo
+    ) -> list[NodeRequirement]:
+        issues: list[Issue] = []
+        for index, requirement in enumerate(requirements):
+            arg = REQUIREMENT_ARGS.get(requirement.key)
+            set_by = [
+                name
+                for name in ((arg, "spot") if arg == "capacity_types" else (arg,))
+                if name is not None and info.data.get(name) is not None
+            ]
+            if set_by:
+                issues.append(
+                    Issue(
+                        f"[{index}].key",
+                        f"{requirement.key!r} is set by `{set_by[0]}` "
+                        f"({info.data[set_by[0]]!r}); say it in one place: remove the "
+                        f"requirement or `{set_by[0]}`",
+                    )
+                )
+        issues += contradiction_issues(requirements, path="")
+        if issues:
+            raise NestedIssues(issues)
+        return requirements
+
     @field_validator("capacity_types", "architectures", "gpu_manufacturers")
     @classmethod
-    def _set(cls, values: list[str] | None) -> list[str] | None:
+    def _set(cls, values: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        if values == [] and info.field_name == "capacity_types":
+            return []  # write no capacity-type requirement: Karpenter then launches on-demand
         return None if values is None else _unique_sorted(values)
 
     @field_validator("spot")

@@ -75,8 +75,147 @@ def ami_family(alias: str) -> str:
     return alias.split("@", 1)[0]
 
 
+AmiFamily = Literal[
+    "AL2", "AL2023", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025"
+]
+# The CRD's blockDeviceMappings[].ebs.volumeSize pattern: up to 64 TB in G/Gi/T/Ti.
+_VOLUME_SIZE = re.compile(
+    r"^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|"
+    r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|"
+    r"([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$"
+)
+_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+
+
+class AmiSelectorTerm(SpecModel):
+    """One `amiSelectorTerms[]` entry other than an alias: an AMI id, or a name/owner/tags
+    lookup, or an SSM parameter."""
+
+    id: str | None = Field(
+        default=None, pattern=r"^ami-[0-9a-z]+$", description="AMI id. Default None."
+    )
+    name: str | None = Field(
+        default=None, description="AMI name (wildcards allowed). Default None."
+    )
+    owner: str | None = Field(
+        default=None, description="AMI owner: an account id, `self` or `amazon`. Default None."
+    )
+    tags: dict[str, str] | None = Field(
+        default=None, description="Tags the AMI must have. Default None."
+    )
+    ssm_parameter: str | None = Field(
+        default=None, description="SSM parameter holding the AMI id. Default None."
+    )
+
+    @model_validator(mode="after")
+    def _something(self) -> AmiSelectorTerm:
+        given = [f for f in ("id", "name", "tags", "ssm_parameter") if getattr(self, f) is not None]
+        if not given:
+            raise ValueError("expected at least one of `id`, `name`, `tags`, `ssm_parameter`")
+        if self.id is not None and (len(given) > 1 or self.owner is not None):
+            raise ValueError("`id` is mutually exclusive with the other fields of a term")
+        return self
+
+    def to_manifest(self) -> dict[str, Any]:
+        keys = {"id": "id", "name": "name", "owner": "owner", "tags": "tags"}
+        term = {out: getattr(self, f) for f, out in keys.items() if getattr(self, f) is not None}
+        if self.ssm_parameter is not None:
+            term["ssmParameter"] = self.ssm_parameter
+        return term
+
+
+class EbsVolume(SpecModel):
+    """`blockDeviceMappings[].ebs`, written as the user sets it (nothing added)."""
+
+    volume_size: Annotated[
+        str | None,
+        BeforeValidator(
+            lambda v: f"{v}Gi" if isinstance(v, int) and not isinstance(v, bool) else v
+        ),
+    ] = Field(
+        default=None,
+        description="Size such as `100Gi` or `1Ti` (a bare number is GiB). Default None "
+        "(the snapshot's size).",
+    )
+    volume_type: Literal["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"] | None = Field(
+        default=None, description="EBS volume type. Default None (EC2's: gp2)."
+    )
+    iops: int | None = Field(default=None, ge=0, description="IOPS (io1, io2, gp3). Default None.")
+    throughput: int | None = Field(
+        default=None, ge=0, description="Throughput in MiB/s (gp3). Default None."
+    )
+    encrypted: bool | None = Field(
+        default=None, description="Encrypt the volume. Default None (the account's default)."
+    )
+    kms_key_id: str | None = Field(
+        default=None, description="KMS key for encryption. Default None."
+    )
+    delete_on_termination: bool | None = Field(
+        default=None, description="Delete with the instance. Default None (EC2's: true)."
+    )
+    snapshot_id: str | None = Field(default=None, description="Snapshot to restore. Default None.")
+    volume_initialization_rate: int | None = Field(
+        default=None,
+        ge=100,
+        le=300,
+        description="MiB/s to hydrate a volume from `snapshot_id`, 100..300. Default None.",
+    )
+
+    @field_validator("volume_size")
+    @classmethod
+    def _size(cls, size: str | None) -> str | None:
+        if size is not None and not _VOLUME_SIZE.fullmatch(size):
+            raise ValueError(f"{size!r} is not a volume size such as '100Gi' or '1Ti' (max 64T)")
+        return size
+
+    @model_validator(mode="after")
+    def _crd_rules(self) -> EbsVolume:
+        if self.snapshot_id is None and self.volume_size is None:
+            raise ValueError("snapshotID or volumeSize must be defined")
+        if self.volume_initialization_rate is not None and not self.snapshot_id:
+            raise ValueError("snapshotID must be set when volumeInitializationRate is set")
+        return self
+
+    def to_manifest(self) -> dict[str, Any]:
+        keys = {
+            "delete_on_termination": "deleteOnTermination",
+            "encrypted": "encrypted",
+            "iops": "iops",
+            "kms_key_id": "kmsKeyID",
+            "snapshot_id": "snapshotID",
+            "throughput": "throughput",
+            "volume_initialization_rate": "volumeInitializationRate",
+            "volume_size": "volumeSize",
+            "volume_type": "volumeType",
+        }
+        return {out: getattr(self, f) for f, out in keys.items() if getattr(self, f) is not None}
+
+
+class BlockDeviceMapping(SpecModel):
+    """One `blockDeviceMappings[]` entry of the EC2NodeClass."""
+
+    device_name: str = Field(description="Device, e.g. `/dev/xvda`. Required.")
+    ebs: EbsVolume = Field(description="The EBS volume. Required.")
+    root_volume: bool | None = Field(
+        default=None, description="This is the root volume (at most one). Default None."
+    )
+
+    def to_manifest(self) -> dict[str, Any]:
+        mapping: dict[str, Any] = {"deviceName": self.device_name, "ebs": self.ebs.to_manifest()}
+        if self.root_volume is not None:
+            mapping["rootVolume"] = self.root_volume
+        return mapping
+
+
 class NodeClassArgs(SpecModel):
-    """An EC2NodeClass created with the pool and named after it: how its nodes launch."""
+    """An EC2NodeClass created with the pool (named after it unless `name` says otherwise):
+    how its nodes launch."""
+
+    name: str | None = Field(
+        default=None,
+        description="Name of the EC2NodeClass, e.g. `default`, so that other pools can use it "
+        "with `node_class_name`. Default None: the pool's name.",
+    )
 
     role: Annotated[Any, wired(str | None)] = Field(
         default=None,
@@ -116,6 +255,32 @@ class NodeClassArgs(SpecModel):
     )
     detailed_monitoring: bool | None = Field(
         default=None, description="EC2 detailed (1-minute) monitoring. Default None (off)."
+    )
+    ami_family: AmiFamily | None = Field(
+        default=None,
+        description="`amiFamily`: how Karpenter bootstraps the AMI (AL2, AL2023, Bottlerocket, "
+        "Windows2019/2022/2025, or Custom: `user_data` does everything). Required with "
+        "`ami_selector_terms`; with an alias it must match the alias's family (or be Custom). "
+        "Default None.",
+    )
+    ami_selector_terms: list[AmiSelectorTerm] | None = Field(
+        default=None,
+        min_length=1,
+        description="Select AMIs by id, name/owner, tags or SSM parameter instead of "
+        "`ami_alias` (one or the other). Default None.",
+    )
+    user_data: str | None = Field(
+        default=None,
+        description="`userData`: merged by Karpenter with its bootstrap (AL2023: a MIME "
+        "multi-part or NodeConfig document; Bottlerocket: TOML; Custom: the whole user data). "
+        "Default None.",
+    )
+    block_device_mappings: list[BlockDeviceMapping] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=50,
+        description="The volumes, written exactly as given (`encrypted` as you set it); instead "
+        "of `boot_volume_gb`. Default None.",
     )
     instance_store_policy: Literal["RAID0"] | None = Field(
         default=None,
@@ -163,6 +328,45 @@ class NodeClassArgs(SpecModel):
         if found["family"].startswith("windows") and found["version"] != "latest":
             raise ValueError(f"{alias!r}: Windows families only take version 'latest'")
         return alias
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, name: str | None) -> str | None:
+        if name is not None and (len(name) > 253 or not _NAME.fullmatch(name)):
+            raise ValueError(
+                f"{name!r} is not a Kubernetes object name (lowercase alphanumerics, '-' and "
+                "'.', at most 253 characters)"
+            )
+        return name
+
+    @field_validator("block_device_mappings")
+    @classmethod
+    def _one_root(
+        cls, mappings: list[BlockDeviceMapping] | None
+    ) -> list[BlockDeviceMapping] | None:
+        if mappings is not None and sum(1 for m in mappings if m.root_volume) > 1:
+            raise ValueError("must have only one blockDeviceMappings with rootVolume")
+        return mappings
+
+    @model_validator(mode="after")
+    def _ami_and_disks(self) -> NodeClassArgs:
+        if self.ami_selector_terms is not None:
+            if "ami_alias" in self.model_fields_set:
+                raise ValueError("set `ami_alias` or `ami_selector_terms`, not both")
+            if self.ami_family is None:
+                raise ValueError(
+                    "must specify `ami_family` if `ami_selector_terms` does not contain an alias"
+                )
+        elif self.ami_family not in (None, "Custom"):
+            family = ami_family(self.ami_alias)
+            if self.ami_family.lower() != family:
+                raise ValueError(
+                    f"`ami_family` {self.ami_family!r} must be {family!r}'s family or 'Custom' "
+                    f"with the alias {self.ami_alias!r}"
+                )
+        if self.block_device_mappings is not None and self.boot_volume_gb is not None:
+            raise ValueError("set `boot_volume_gb` or `block_device_mappings`, not both")
+        return self
 
     @model_validator(mode="after")
     def _one_identity(self) -> NodeClassArgs:

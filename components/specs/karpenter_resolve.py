@@ -53,9 +53,15 @@ class Requirement:
     key: str
     operator: str
     values: tuple[str, ...]
+    min_values: int | None = None
 
     def to_manifest(self) -> dict[str, Any]:
-        return {"key": self.key, "operator": self.operator, "values": list(self.values)}
+        manifest: dict[str, Any] = {"key": self.key, "operator": self.operator}
+        if self.values or self.operator in ("In", "NotIn"):
+            manifest["values"] = list(self.values)
+        if self.min_values is not None:
+            manifest["minValues"] = self.min_values
+        return manifest
 
 
 @dataclass(frozen=True)
@@ -76,7 +82,9 @@ class ResolvedKarpenterPool:
     consolidate_after: str
     budgets: tuple[Budget, ...] | None
     weight: int | None
+    replicas: int | None
     expire_after: str | None
+    identity_label: bool
     termination_grace_period: str | None
     profile: AcceleratorProfile = field(default_factory=AcceleratorProfile)
     instances: str = "any"  # what may be launched, for people (plan's capacity table)
@@ -109,6 +117,7 @@ class ResolvedKarpenterPool:
             "taints": [str(t) for t in self.taints],
             "consolidationPolicy": self.consolidation_policy,
             "consolidateAfter": self.consolidate_after,
+            **({"replicas": self.replicas} if self.replicas is not None else {}),
         }
 
 
@@ -131,11 +140,74 @@ def _requirements(
         NEURON_COUNT_LABEL: None if args.neuron_count is None else [args.neuron_count],
         NEURON_NAME_LABEL: args.neuron_names,
     }
-    return tuple(
+    if args.capacity_types == []:
+        del pinned[CAPACITY_TYPE_LABEL]
+    for requirement in args.requirements:
+        # A default of ours (capacity type, GPU maker) on a key the user's own requirement
+        # sets gives way to it; an arg the user set on that key was refused already.
+        pinned.pop(requirement.key, None)
+    ours = tuple(
         Requirement(key, "In", values(items))
         for key, items in sorted(pinned.items())
         if items is not None
     )
+    # The user's requirements in the order written, after ours (the same input renders the
+    # same manifest; their order is theirs).
+    return ours + tuple(
+        Requirement(r.key, r.operator, tuple(r.values), r.min_values) for r in args.requirements
+    )
+
+
+# Requirement keys whose `In` values tell what the pool launches, and the arg that would
+# say the same: folded into the args the accelerator profile reads.
+_FOLDED_LISTS = {
+    INSTANCE_TYPE_LABEL: "instance_types",
+    INSTANCE_FAMILY_LABEL: "instance_families",
+    INSTANCE_CATEGORY_LABEL: "instance_categories",
+    GPU_MANUFACTURER_LABEL: "gpu_manufacturers",
+    GPU_NAME_LABEL: "gpu_names",
+    NEURON_NAME_LABEL: "neuron_names",
+    ARCH_LABEL: "architectures",
+}
+_FOLDED_COUNTS = {GPU_COUNT_LABEL: "gpu_count", NEURON_COUNT_LABEL: "neuron_count"}
+
+
+def _least_count(operator: str, values: list[str]) -> int | None:
+    """The fewest devices per instance a count requirement admits (None: it admits 0)."""
+    numbers = [int(v) for v in values if v.isdigit()]
+    least = {
+        "In": min(numbers, default=0),
+        "Gt": numbers[0] + 1 if numbers else 0,
+        "Gte": numbers[0] if numbers else 0,
+        "Exists": 1,
+    }.get(operator, 0)
+    return least or None
+
+
+def folded_requirements(
+    args: KarpenterNodePoolArgs,
+) -> tuple[KarpenterNodePoolArgs, dict[str, str]]:
+    """`args` with the user's requirements on the convenience keys folded into the args the
+    accelerator profile reads, and where each folded arg came from (`requirements[i].values`),
+    so that a problem found in it is reported at the requirement."""
+    update: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for index, requirement in enumerate(args.requirements):
+        where = f"requirements[{index}].values"
+        if requirement.operator == "In" and requirement.key in _FOLDED_LISTS:
+            name = _FOLDED_LISTS[requirement.key]
+            values = sorted(set(requirement.values))
+            if name == "gpu_manufacturers":
+                values = [v for v in values if v in ("nvidia", "amd")] or None
+            update[name], origin[name] = values, where
+        elif requirement.key in _FOLDED_COUNTS:
+            name = _FOLDED_COUNTS[requirement.key]
+            least = _least_count(requirement.operator, requirement.values)
+            if least is not None:
+                update[name], origin[name] = least, where
+    if not update:
+        return args, origin
+    return args.model_copy(update=update), origin
 
 
 def _limit_issues(
@@ -212,6 +284,13 @@ def _describe_instances(args: KarpenterNodePoolArgs) -> str:
     return "any"
 
 
+def _at_origin(issue: Issue, origin: dict[str, str]) -> Issue:
+    head = issue.path.split(".", 1)[0].split("[", 1)[0]
+    if head in origin:
+        return Issue(origin[head] + issue.path[len(head) :], issue.message)
+    return issue
+
+
 def resolve_karpenter_pool(
     args: KarpenterNodePoolArgs, component_name: str, subject: str | None = None
 ) -> ResolvedKarpenterPool:
@@ -220,13 +299,23 @@ def resolve_karpenter_pool(
     pool_name, name_issue = effective_pool_name(args.pool_name, component_name)
     if name_issue:
         issues.append(name_issue)
-    profile = accelerator_profile(args, issues)
+    folded, origin = folded_requirements(args)
+    reported = len(issues)
+    profile = accelerator_profile(folded, issues)
+    _accelerator_issues(folded, profile, issues)
+    issues[reported:] = [_at_origin(issue, origin) for issue in issues[reported:]]
     _limit_issues(args.limits, profile, issues)
-    _accelerator_issues(args, profile, issues)
     if issues:
         raise SpecError(subject or f"KarpenterNodePool {component_name!r}", issues)
 
-    capacity_types = tuple(args.capacity_types or (["spot"] if args.spot else ["on-demand"]))
+    capacity_requirement = next(
+        (r for r in args.requirements if r.key == CAPACITY_TYPE_LABEL and r.operator == "In"), None
+    )
+    capacity_types = tuple(
+        sorted(capacity_requirement.values)
+        if capacity_requirement
+        else args.capacity_types or (["spot"] if args.spot else ["on-demand"])
+    )
     default_taints: list[Taint] = []
     if profile.resource is not None:
         default_taints.append(accelerator_taint(Accelerator(resource=profile.resource, count=1)))
@@ -236,10 +325,18 @@ def resolve_karpenter_pool(
         component_name=component_name,
         pool_name=pool_name,
         node_class=args.node_class,
-        node_class_name=args.node_class_name or pool_name,
+        node_class_name=args.node_class_name
+        or (args.node_class.name if args.node_class and args.node_class.name else pool_name),
         capacity_types=capacity_types,
         requirements=_requirements(args, profile, capacity_types),
-        labels=dict(sorted({**args.labels, POOL_LABEL: pool_name}.items())),
+        labels=dict(
+            sorted(
+                (
+                    {**args.labels, POOL_LABEL: pool_name} if args.identity_label else args.labels
+                ).items()
+            )
+        ),
+        identity_label=args.identity_label,
         taints=tuple(merge_taints(default_taints, args.taints)),
         startup_taints=tuple(args.startup_taints),
         limits=dict(args.limits),
@@ -249,8 +346,9 @@ def resolve_karpenter_pool(
         or (ACCELERATOR_CONSOLIDATE_AFTER if gpu_pool else DEFAULT_CONSOLIDATE_AFTER),
         budgets=None if disruption.budgets is None else tuple(disruption.budgets),
         weight=args.weight,
+        replicas=args.replicas,
         expire_after=args.expire_after,
         termination_grace_period=args.termination_grace_period,
         profile=profile,
-        instances=_describe_instances(args),
+        instances=_describe_instances(folded),
     )
