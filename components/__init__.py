@@ -25,6 +25,8 @@ _EXPORTS: dict[str, str] = {
     "OkeCluster": ".specs",
     "OkeClusterAutoscaler": ".pools.oke_autoscaler",
     "OkeClusterAutoscalerArgs": ".specs.oke_autoscaler_args",
+    "KueueQueues": ".governance.kueue_queues",
+    "KueueQueuesArgs": ".specs.kueue_objects",
     "OkePlacement": ".specs",
     "PoolComponent": ".pools.pool_component",
     "PoolPlatforms": ".governance.pool_platforms",
@@ -53,6 +55,8 @@ __all__ = [
     "GpuSpotPoolArgs",
     "KarpenterNodePool",
     "KarpenterNodePoolArgs",
+    "KueueQueues",
+    "KueueQueuesArgs",
     "MachinePool",
     "MachinePoolArgs",
     "OkeCluster",
@@ -83,6 +87,7 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
+    from nodepools.governance.kueue_queues import KueueQueues
     from nodepools.governance.pool_platforms import PoolPlatforms
     from nodepools.governance.pool_quotas import PoolQuotas
     from nodepools.pools.gpu_spot_pool import GpuSpotPool
@@ -107,6 +112,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         Taint,
         lookup_accelerator,
     )
+    from nodepools.specs.kueue_objects import KueueQueuesArgs
     from nodepools.specs.oke_autoscaler_args import OkeClusterAutoscalerArgs
     from nodepools.specs.platforms import PoolPlatformsArgs
     from nodepools.specs.quotas import PoolQuotasArgs

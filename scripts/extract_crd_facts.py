@@ -16,8 +16,8 @@ Usage (from the repository root)::
 Without paths it reads ``../shared/crds/karpenter-v1.14.1/*.yaml`` and
 ``../shared/crds/kueue-v0.19.2/*.yaml`` next to the repository (the nearest ancestor
 folder holding ``shared/crds``). Only the kinds the
-validator covers are written (see ``COVERED_KINDS``); other CRDs in those folders
-(e.g. Kueue's Topology) are skipped.
+validator covers are written (see ``COVERED_KINDS``); other CRDs in those folders are
+skipped.
 
 The script refuses schema keywords the validator does not implement, so a new CRD
 release can never be validated with a constraint silently missing: extend the
@@ -50,6 +50,7 @@ COVERED_KINDS = frozenset(
         ("kueue.x-k8s.io", "LocalQueue"),
         ("kueue.x-k8s.io", "Cohort"),
         ("kueue.x-k8s.io", "WorkloadPriorityClass"),
+        ("kueue.x-k8s.io", "Topology"),
     }
 )
 

@@ -116,6 +116,9 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
             "PoolPlatformsArgs",
             prepare_platforms,
         ),
+        "KueueQueues": FleetKind(
+            "nodepools.governance.kueue_queues", "KueueQueues", "KueueQueuesArgs", None
+        ),
     },
 }
 

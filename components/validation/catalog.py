@@ -21,6 +21,7 @@ DATA_FILES: dict[tuple[str, str], str] = {
     ("kueue.x-k8s.io/v1beta2", "WorkloadPriorityClass"): (
         "kueue.x-k8s.io_workloadpriorityclasses.json"
     ),
+    ("kueue.x-k8s.io/v1beta2", "Topology"): "kueue.x-k8s.io_topologies.json",
 }
 
 KNOWN_KINDS: frozenset[tuple[str, str]] = frozenset(DATA_FILES)

@@ -107,6 +107,35 @@ SAMPLES: dict[str, dict[str, Any]] = {
         },
         "default_platform": "l40s_platform",
     },
+    "KueueQueues": {
+        "resource_flavors": [{"name": "default-flavor"}],
+        "cluster_queues": [
+            {
+                "name": "cluster-queue",
+                "spec": {
+                    "namespaceSelector": {},
+                    "resourceGroups": [
+                        {
+                            "coveredResources": ["cpu"],
+                            "flavors": [
+                                {
+                                    "name": "default-flavor",
+                                    "resources": [{"name": "cpu", "nominalQuota": 9}],
+                                }
+                            ],
+                        }
+                    ],
+                },
+            }
+        ],
+        "local_queues": [
+            {
+                "name": "user-queue",
+                "namespace": "default",
+                "spec": {"clusterQueue": "cluster-queue"},
+            }
+        ],
+    },
 }
 
 

@@ -178,6 +178,20 @@ def workload_priority_class() -> dict[str, Any]:
     }
 
 
+def topology() -> dict[str, Any]:
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Topology",
+        "metadata": {"name": "default"},
+        "spec": {
+            "levels": [
+                {"nodeLabel": "cloud.provider.com/topology-block"},
+                {"nodeLabel": "kubernetes.io/hostname"},
+            ]
+        },
+    }
+
+
 ALL = {
     "NodePool": node_pool,
     "EC2NodeClass": ec2_node_class,
@@ -186,4 +200,5 @@ ALL = {
     "LocalQueue": local_queue,
     "Cohort": cohort,
     "WorkloadPriorityClass": workload_priority_class,
+    "Topology": topology,
 }

@@ -1,0 +1,196 @@
+"""KueueQueues: Kueue's own examples (kubernetes-sigs/kueue, site/static/examples, in
+upstream_kueue/) written as args and emitted object for object, field by field; every
+object validated by the vendored CRDs and Kueue's webhook rules; references checked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from nodepools.specs.base import SpecError, parse_spec
+from nodepools.specs.kueue_objects import KINDS, KueueQueuesArgs
+
+UPSTREAM = Path(__file__).parent / "upstream_kueue"
+FIELDS = {kind: field for field, kind in KINDS.items()}
+# Kinds whose CRDs are not vendored (AdmissionCheck, ProvisioningRequestConfig): a
+# ClusterQueue names its admission checks; the checks themselves are made elsewhere.
+NOT_VENDORED = {"AdmissionCheck", "ProvisioningRequestConfig"}
+
+
+def _documents(name: str) -> list[dict[str, Any]]:
+    docs = [d for d in yaml.safe_load_all((UPSTREAM / name).read_text()) if d]
+    return [d for d in docs if d["kind"] not in NOT_VENDORED]
+
+
+def _args(documents: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """The KueueQueues args that say what the documents say."""
+    args: dict[str, Any] = {}
+    for doc in documents:
+        item: dict[str, Any] = {"name": doc["metadata"]["name"]}
+        if "namespace" in doc["metadata"]:
+            item["namespace"] = doc["metadata"]["namespace"]
+        if "spec" in doc:
+            item["spec"] = doc["spec"]
+        args.setdefault(FIELDS[doc["kind"]], []).append(item)
+    return {**args, **extra}
+
+
+def _order(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    rank = list(KINDS.values())
+    return sorted(documents, key=lambda d: rank.index(d["kind"]))
+
+
+EXAMPLES = {
+    "single-clusterqueue-setup.yaml": {},
+    "shared-quota-setup.yaml": {},  # two resource groups, virtual `cpu_credits`
+    "resource-flavor-taints.yaml": {},
+    "resource-flavor-tolerations.yaml": {},
+    "resource-flavor-empty.yaml": {},
+    "admission-fair-sharing-setup.yaml": {},  # StrictFIFO, admissionScope, 2 LQs + weights
+    "worker-setup.yaml": {},  # Topology + topologyName
+    "provisioning-setup.yaml": {},  # nvidia.com/gpu covered, admissionChecksStrategy
+}
+
+
+@pytest.mark.parametrize("example", sorted(EXAMPLES))
+def test_upstream_example_emitted_object_for_object(example):
+    documents = _documents(example)
+    args = parse_spec(KueueQueuesArgs, _args(documents, **EXAMPLES[example]), example)
+    assert [manifest for _, manifest in args.manifests()] == _order(documents)
+
+
+def test_kueues_own_minimal_cq_example_is_refused_as_kueues_webhook_refuses_it():
+    # admin/minimal-cq.yaml names `onFlavors: [default-flavor]` on a ClusterQueue without
+    # resource groups; Kueue's ClusterQueue webhook (validateAdmissionCheckOnFlavors) only
+    # accepts flavors of the queue's own resource groups, so the example as written is
+    # rejected by a current Kueue, and here first, with the webhook's message.
+    documents = _documents("minimal-cq.yaml")
+    found = _problems(_args(documents, existing_resource_flavors=["default-flavor"]))
+    path = "cluster_queues[0].spec.admissionChecksStrategy.admissionChecks[0].onFlavors[0]"
+    assert 'Unsupported value: "default-flavor"' in found[path]
+
+
+def test_queues_without_cohort_any_selector_and_only_the_resources_they_use():
+    [queue] = [
+        d for d in _documents("single-clusterqueue-setup.yaml") if d["kind"] == "ClusterQueue"
+    ]
+    assert "cohortName" not in queue["spec"] and queue["spec"]["namespaceSelector"] == {}
+    assert queue["spec"]["resourceGroups"][0]["coveredResources"] == ["cpu", "memory"]
+    selector = {
+        "matchLabels": {"team": "ml"},
+        "matchExpressions": [{"key": "tier", "operator": "In", "values": ["prod"]}],
+    }
+    args = _args(
+        _documents("single-clusterqueue-setup.yaml"),
+    )
+    args["cluster_queues"][0]["spec"] = {
+        **args["cluster_queues"][0]["spec"],
+        "namespaceSelector": selector,
+        "cohortName": "ml",
+        "fairSharing": {"weight": "2"},
+    }
+    args["cohorts"] = [{"name": "ml", "spec": {"fairSharing": {"weight": "1"}}}]
+    parsed = parse_spec(KueueQueuesArgs, args, "k")
+    kinds = [m["kind"] for _, m in parsed.manifests()]
+    assert kinds == ["ResourceFlavor", "Cohort", "ClusterQueue", "LocalQueue"]
+
+
+def _problems(args: dict[str, Any]) -> dict[str, str]:
+    with pytest.raises(SpecError) as raised:
+        parse_spec(KueueQueuesArgs, args, "KueueQueues 'k'")
+    return {issue.path: issue.message for issue in raised.value.issues}
+
+
+def test_crd_and_reference_problems_are_reported_at_their_paths():
+    found = _problems(
+        {
+            "resource_flavors": [
+                {"name": "spot", "spec": {"nodeTaints": [{"effect": "Sometimes", "key": "spot"}]}}
+            ],
+            "cluster_queues": [
+                {
+                    "name": "cq",
+                    "spec": {
+                        "namespaceSelector": {},
+                        "queueingStrategy": "Random",
+                        "resourceGroups": [
+                            {
+                                "coveredResources": ["cpu"],
+                                "flavors": [
+                                    {
+                                        "name": "on-demand",
+                                        "resources": [{"name": "cpu", "nominalQuota": 9}],
+                                    }
+                                ],
+                            }
+                        ],
+                    },
+                }
+            ],
+            "local_queues": [
+                {"name": "q", "namespace": "default", "spec": {"clusterQueue": "other"}},
+                {"name": "q", "namespace": "default", "spec": {"clusterQueue": "cq"}},
+                {"name": "q", "namespace": "team-b", "spec": {"clusterQueue": "cq"}},
+            ],
+        }
+    )
+    assert "'NoSchedule'" in found["resource_flavors[0].spec.nodeTaints"]
+    assert '"Random"' in found["cluster_queues[0].spec.queueingStrategy"]
+    assert (
+        "'on-demand' is not a ResourceFlavor here (['spot'])"
+        in found["cluster_queues[0].spec.resourceGroups[0].flavors[0].name"]
+    )
+    assert (
+        "'other' is not a ClusterQueue here (['cq'])" in found["local_queues[0].spec.clusterQueue"]
+    )
+    assert "already the name of local_queues[0]" in found["local_queues[1].name"]
+    assert "local_queues[2].name" not in found  # the same name in another namespace is fine
+
+
+def test_kueue_queues_registers_each_object_under_a_stable_name():
+    from nodepools.governance.kueue_queues import KueueQueues
+    from nodepools.offline import run
+
+    args = _args(_documents("admission-fair-sharing-setup.yaml"))
+    capture = run(lambda: KueueQueues("fs", args))
+    names = sorted((r.type, r.name) for r in capture.custom_resources())
+    assert names == [
+        ("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue", "fs-clusterqueue-cluster-queue"),
+        ("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "fs-localqueue-default-lq-a"),
+        ("kubernetes:kueue.x-k8s.io/v1beta2:LocalQueue", "fs-localqueue-default-lq-b"),
+        ("kubernetes:kueue.x-k8s.io/v1beta2:ResourceFlavor", "fs-resourceflavor-default-flavor"),
+    ]
+    [component] = capture.components("nodepools:index:KueueQueues")
+    assert capture.outputs_of(component)["queue_names"] == {
+        "default/lq-a": "lq-a",
+        "default/lq-b": "lq-b",
+    }
+
+
+def test_a_bad_object_registers_nothing():
+    from nodepools.governance.kueue_queues import KueueQueues
+    from nodepools.offline import ProgramError, run
+
+    args = _args(_documents("single-clusterqueue-setup.yaml"))
+    args["local_queues"][0]["spec"] = {"clusterQueue": "missing"}
+    with pytest.raises(ProgramError) as raised:
+        run(lambda: KueueQueues("k", args))
+    assert raised.value.capture.resources == []
+
+
+def test_kueue_queues_in_stack_config():
+    from nodepools.fleet.deploy import validate_fleet
+
+    args = _args(_documents("shared-quota-setup.yaml"))
+    entries, _ = validate_fleet(
+        {"governance": [{"component": "KueueQueues", "name": "team", **args}]}
+    )
+    assert isinstance(entries[0].args, KueueQueuesArgs)
+    args["local_queues"][0]["spec"] = {"clusterQueue": "nope"}
+    with pytest.raises(SpecError) as raised:
+        validate_fleet({"governance": [{"component": "KueueQueues", "name": "team", **args}]})
+    assert [i.path for i in raised.value.issues] == [
+        "nodepools:governance[0].local_queues[0].spec.clusterQueue"
+    ]
