@@ -145,7 +145,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             node_group_name_prefix=prefix,
             node_role_arn=cluster.node_role_arn,
             subnet_ids=cluster.subnet_ids,
-            instance_types=[pool.instance_type],
+            instance_types=list(pool.instance_types) or [pool.instance_type],
             capacity_type="SPOT" if pool.spot is not None else "ON_DEMAND",
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
                 min_size=pool.min_nodes,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from nodepools.specs.accelerators import (
     Accelerator,
@@ -22,10 +22,18 @@ from nodepools.specs.clusters import (
     default_boot_volume_gb,
 )
 from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
+from nodepools.specs.instance_types import architecture, instance_type
 from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
 from nodepools.specs.scaling import Scaling, Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
-from pydantic import AfterValidator, Field, ValidationError, ValidationInfo, field_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails
 
 # Valid for every backend at once: EKS node group names, OKE pool names, OCM machine
@@ -120,9 +128,19 @@ class PoolArgsBase(SpecModel):
         description="Where the pool lives: an `EksCluster`, `OkeCluster` or `RosaCluster` "
         "(by `kind`). Required."
     )
-    instance_type: str = Field(
+    instance_type: str | None = Field(
+        default=None,
         min_length=1,
-        description="Instance type or OCI shape, e.g. `g4dn.xlarge`, `BM.GPU.A10.4`. Required.",
+        description="Instance type or OCI shape, e.g. `g4dn.xlarge`, `BM.GPU.A10.4`. Exactly "
+        "one of `instance_type` or `instance_types` is required; default None.",
+    )
+    instance_types: list[str] | None = Field(
+        default=None,
+        min_length=1,
+        description="Several instance types for one pool (EKS only: the node group's "
+        "`instance_types`); exclusive with `instance_type`. All must be in the catalog and "
+        "share CPU architecture and accelerator resource; scheduling info and autoscaler "
+        "tags use the type with the fewest accelerators and least memory. Default None.",
     )
     replicas: int | None = Field(
         default=None,
@@ -162,12 +180,73 @@ class PoolArgsBase(SpecModel):
         "component name.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _one_of_instance_type_or_types(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fields: dict[str, Any] = dict(data)  # pyright: ignore[reportUnknownArgumentType]
+        given = fields.get("instance_types")
+        if fields.get("instance_type") is not None and given is not None:
+            raise PathError(
+                "instance_types",
+                "give exactly one of `instance_type` or `instance_types`, not both "
+                f"(instance_type {fields['instance_type']!r}, instance_types {given!r})",
+            )
+        if fields.get("instance_type") is None and given is None:
+            raise PathError(
+                "instance_type", "one of `instance_type` or `instance_types` is required"
+            )
+        if given is not None and (smallest := smallest_of_mix(given)) is not None:
+            # The mix's weakest type stands for the pool in every check and in the
+            # scheduling info: never promise what one type of the mix lacks.
+            fields["instance_type"] = smallest
+        return fields
+
     @field_validator("instance_type")
     @classmethod
     def _instance_type_of_the_cluster(cls, name: str, info: ValidationInfo) -> str:
         if problem := instance_type_problem(name, info.data.get("cluster")):
             raise ValueError(problem)
         return name
+
+    @field_validator("instance_types")
+    @classmethod
+    def _instance_types_mix(cls, names: list[str] | None, info: ValidationInfo):
+        if names is None:
+            return names
+        cluster = info.data.get("cluster")
+        kind = getattr(cluster, "kind", None)
+        if kind in ("rosa", "oke"):
+            backend = "ROSA machine pools" if kind == "rosa" else "OKE node pools"
+            raise ValueError(
+                f"{backend} run one instance type per pool; {names!r} can't be used: give "
+                "`instance_type`, or one pool per type"
+            )
+        if len(set(names)) != len(names):
+            raise ValueError(f"{names!r} lists a type twice")
+        for index, name in enumerate(names):
+            if problem := instance_type_problem(name, cluster):
+                raise PathError(f"[{index}]", problem)
+            if instance_type(name) is None:
+                raise PathError(
+                    f"[{index}]",
+                    f"{name!r} is not in the instance catalog; a mix needs every type's "
+                    "accelerators and memory to find its smallest (use `instance_type` "
+                    "for a type outside the catalog)",
+                )
+        arches = {name: architecture(name) for name in names}
+        if len(set(arches.values())) > 1:
+            raise ValueError(f"the types of a pool must share one CPU architecture: {arches!r}")
+        resources = {
+            name: (found.resource if (found := lookup_accelerator(name)) else None)
+            for name in names
+        }
+        if len(set(resources.values())) > 1:
+            raise ValueError(
+                f"the types of a pool must share one accelerator resource: {resources!r}"
+            )
+        return names
 
     @field_validator("accelerator")
     @classmethod
@@ -314,6 +393,53 @@ class GpuSpotPoolArgs(PoolArgsBase):
         return accelerator
 
 
+def smallest_of_mix(names: Any) -> str | None:
+    """The type of an `instance_types` mix with the fewest accelerators, then least memory
+    (then fewest vCPUs, then name); None when a name is not a catalog type."""
+    if not isinstance(names, list) or not names:
+        return None
+    keys: list[tuple[int, int, int, str]] = []
+    for name in cast("list[object]", names):
+        found = instance_type(name)
+        if found is None:
+            return None
+        count = found.accelerator.count if found.accelerator else 0
+        keys.append((count, found.memory_mib or 0, found.vcpus or 0, found.name))
+    return min(keys)[3]
+
+
+def mix_accelerator(names: tuple[str, ...] | list[str]) -> Accelerator | None:
+    """The accelerators every type of a mix has at least: the fewest, the least memory per
+    accelerator, and the model only when all types share it (a node-group label names it)."""
+    found = [lookup_accelerator(name) for name in names]
+    present = [a for a in found if a is not None]
+    if not present or len(present) != len(found):
+        return None
+    memories = [a.memory_mib for a in present]
+    known = [m for m in memories if m is not None]
+    return present[0].model_copy(
+        update={
+            "count": min(a.count for a in present),
+            "vendor": present[0].vendor if len({a.vendor for a in present}) == 1 else "other",
+            "model": present[0].model if len({a.model for a in present}) == 1 else "",
+            "memory_mib": min(known) if len(known) == len(memories) else None,
+        }
+    )
+
+
+def catalog_accelerator(args: PoolArgsBase) -> Accelerator | None:
+    """The pool's accelerators from the catalog: its type's, or what every type of its mix has."""
+    if args.instance_types:
+        return mix_accelerator(args.instance_types)
+    return lookup_accelerator(pool_instance_type(args))
+
+
+def pool_instance_type(args: PoolArgsBase) -> str:
+    """The pool's instance type (the smallest of a mix); validation guarantees one."""
+    assert args.instance_type is not None
+    return args.instance_type
+
+
 @dataclass(frozen=True)
 class ResolvedPool:
     """A pool with every default applied: what backends build and scheduling derives from."""
@@ -332,6 +458,8 @@ class ResolvedPool:
     accelerator: Accelerator | None
     ocpus: float | None = None
     memory_gb: float | None = None
+    # Every type of an `instance_types` mix (`instance_type` is then its smallest); () else.
+    instance_types: tuple[str, ...] = ()
 
     @property
     def accelerators_per_node(self) -> int:
@@ -353,6 +481,7 @@ class ResolvedPool:
             "labels": self.labels,
             "taints": [str(t) for t in self.taints],
             "bootVolumeGb": self.boot_volume_gb,
+            **({"instanceTypes": list(self.instance_types)} if self.instance_types else {}),
         }
 
 
@@ -380,7 +509,7 @@ def resolve_pool(
                 [Issue("autoscaling", "One of `replicas` or `autoscaling` is required.")],
             )
         min_nodes, max_nodes, autoscaled = scaling.min_replicas, scaling.max_replicas, True
-    accelerator = args.accelerator or lookup_accelerator(args.instance_type)
+    accelerator = args.accelerator or catalog_accelerator(args)
     labels = {
         **(default_labels or {}),
         **args.labels,
@@ -392,7 +521,7 @@ def resolve_pool(
         component_name=component_name,
         pool_name=pool_name,
         cluster=args.cluster,
-        instance_type=args.instance_type,
+        instance_type=pool_instance_type(args),
         min_nodes=min_nodes,
         max_nodes=max_nodes,
         autoscaled=autoscaled,
@@ -404,11 +533,12 @@ def resolve_pool(
         accelerator=accelerator,
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,
+        instance_types=tuple(args.instance_types or ()),
     )
 
 
 def resolve_gpu_spot_pool(args: GpuSpotPoolArgs, component_name: str) -> ResolvedPool:
-    accelerator = args.accelerator or lookup_accelerator(args.instance_type)
+    accelerator = args.accelerator or catalog_accelerator(args)
     assert accelerator is not None  # guaranteed by GpuSpotPoolArgs validation
     default_taints = [accelerator_taint(accelerator)]
     if args.spot is not None:
