@@ -11,6 +11,11 @@ import pulumi
 import pulumi_aws as aws
 from nodepools.backends import BuiltPool
 from nodepools.backends.asg_tag import AutoscalingGroupTag
+from nodepools.backends.eks_launch_template import (
+    build_launch_template,
+    needs_launch_template,
+    node_group_launch_template,
+)
 from nodepools.backends.eks_scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
 from nodepools.specs.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.eks_ami import default_ami_type
@@ -138,6 +143,9 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         if pool.autoscaled
         else DesiredSize(pool.min_nodes, follow_autoscaler=False)
     )
+    # With a launch template the root volume is its block device mapping: EKS refuses
+    # `disk_size` beside a launch template.
+    template = build_launch_template(name, pool, parent) if needs_launch_template(pool) else None
     node_group = aws.eks.NodeGroup(
         f"{name}-node-group",
         aws.eks.NodeGroupArgs(
@@ -157,7 +165,17 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
                 aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=EKS_EFFECTS[t.effect])
                 for t in pool.taints
             ],
-            disk_size=pool.boot_volume_gb,
+            disk_size=pool.boot_volume_gb if template is None else None,
+            launch_template=node_group_launch_template(template) if template else None,
+            update_config=aws.eks.NodeGroupUpdateConfigArgs(
+                max_unavailable=pool.update.max_unavailable,
+                max_unavailable_percentage=pool.update.max_unavailable_percent,
+            )
+            if pool.update
+            else None,
+            node_repair_config=aws.eks.NodeGroupNodeRepairConfigArgs(enabled=pool.auto_repair)
+            if pool.auto_repair is not None
+            else None,
             ami_type=ami_type_for(pool),
             tags={**cluster.tags, POOL_LABEL: pool.pool_name},
         ),

@@ -9,6 +9,7 @@ import pulumi_oci as oci
 from nodepools.backends import BuiltPool
 from nodepools.specs.accelerators import is_flex
 from nodepools.specs.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
+from nodepools.specs.node_settings import OKE_SCRIPT_EOF
 from nodepools.specs.pools import ResolvedPool
 from nodepools.specs.taints import Taint
 
@@ -28,14 +29,36 @@ OKE_INIT = (
 GROW_ROOT = "if [ -x /usr/libexec/oci-growfs ]; then /usr/libexec/oci-growfs -y; fi"
 
 
-def cloud_init(taints: tuple[Taint, ...], grow_root: bool = False) -> str:
+# The heredoc delimiter of a `node_config.user_data` script (refused inside it by the spec).
+USER_SCRIPT_EOF = OKE_SCRIPT_EOF
+
+
+def cloud_init(
+    taints: tuple[Taint, ...],
+    grow_root: bool = False,
+    max_pods: int | None = None,
+    user_script: str | None = None,
+) -> str:
     """The user-data script that registers the node with `taints` (after growing the root
-    filesystem into a custom-sized boot volume when `grow_root`)."""
-    register = ",".join(str(t) for t in taints)
+    filesystem into a custom-sized boot volume when `grow_root`), with `--max-pods` when
+    given, after running the pool's own `user_script` when given."""
+    flags: list[str] = []
+    if taints:
+        flags.append(f"--register-with-taints={','.join(str(t) for t in taints)}")
+    if max_pods is not None:
+        flags.append(f"--max-pods={max_pods}")
+    script = (
+        f"cat >/var/run/nodepools-user-data.sh <<'{USER_SCRIPT_EOF}'\n"
+        f"{user_script.rstrip(chr(10))}\n{USER_SCRIPT_EOF}\n"
+        "bash /var/run/nodepools-user-data.sh\n"
+        if user_script is not None
+        else ""
+    )
+    extra = f' --kubelet-extra-args "{" ".join(flags)}"' if flags else ""
     return (
         "#!/bin/bash\n"
-        "set -euo pipefail\n" + (f"{GROW_ROOT}\n" if grow_root else "") + f"{OKE_INIT}\n"
-        f'bash /var/run/oke-init.sh --kubelet-extra-args "--register-with-taints={register}"\n'
+        "set -euo pipefail\n" + (f"{GROW_ROOT}\n" if grow_root else "") + script + f"{OKE_INIT}\n"
+        f"bash /var/run/oke-init.sh{extra}\n"
     )
 
 
@@ -46,6 +69,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     is its `nodepools.dev/pool` node label. Reviewed with every other resource type in
     tests/engines/test_replacement_names.py."""
     cluster = pool.cluster
+    config = pool.node_config
     ce = oci.containerengine
     # Preemptible capacity is OCI's spot: reclaimed at short notice, no bid price.
     preemptible = (
@@ -72,6 +96,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             else None,
             node_config_details=ce.NodePoolNodeConfigDetailsArgs(
                 size=pool.min_nodes,
+                kms_key_id=pool.boot_volume.kms_key_id if pool.boot_volume else None,
                 placement_configs=[
                     ce.NodePoolNodeConfigDetailsPlacementConfigArgs(
                         availability_domain=placement.availability_domain,
@@ -87,16 +112,30 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
                 # The OCI SDK types the size as a string.
                 boot_volume_size_in_gbs=str(pool.boot_volume_gb) if pool.boot_volume_gb else None,
             ),
+            node_pool_cycling_details=ce.NodePoolNodePoolCyclingDetailsArgs(
+                is_node_cycling_enabled=True,
+                # OKE takes a count or a percentage, as a string.
+                maximum_unavailable=str(pool.update.max_unavailable)
+                if pool.update.max_unavailable is not None
+                else f"{pool.update.max_unavailable_percent}%",
+            )
+            if pool.update
+            else None,
             initial_node_labels=[
                 ce.NodePoolInitialNodeLabelArgs(key=key, value=value)
                 for key, value in pool.labels.items()
             ],
             node_metadata={
                 "user_data": base64.b64encode(
-                    cloud_init(pool.taints, grow_root=pool.boot_volume_gb is not None).encode()
+                    cloud_init(
+                        pool.taints,
+                        grow_root=pool.boot_volume_gb is not None,
+                        max_pods=config.max_pods if config else None,
+                        user_script=config.user_data if config else None,
+                    ).encode()
                 ).decode()
             }
-            if pool.taints
+            if pool.taints or config is not None
             else None,
             # OKE pools have only a size; the bounds are kept where the cluster
             # autoscaler's configuration and our policies can read them.

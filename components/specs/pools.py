@@ -24,6 +24,7 @@ from nodepools.specs.clusters import (
 from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
 from nodepools.specs.instance_types import architecture, instance_type
 from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
+from nodepools.specs.node_settings import BootVolume, MetadataOptions, NodeConfig, UpdatePolicy
 from nodepools.specs.scaling import Scaling, Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
 from pydantic import (
@@ -178,6 +179,37 @@ class PoolArgsBase(SpecModel):
         default=None,
         description="Name of the pool in the cloud and in its identity label; default the "
         "component name.",
+    )
+
+    node_config: NodeConfig | None = Field(
+        default=None,
+        description="Kubelet settings (`max_pods`, `kubelet`) and an extra `user_data` script. "
+        "EKS: a nodeadm NodeConfig in the pool's launch template; OKE: kubelet flags in its "
+        "cloud-init (`max_pods` and `user_data` only); ROSA: refused. Default None.",
+    )
+    metadata_options: MetadataOptions | None = Field(
+        default=None,
+        description="Instance metadata options of the pool's EKS launch template; default "
+        "None: IMDSv2 required, hop limit 1 whenever the pool creates a launch template. "
+        "EKS only.",
+    )
+    boot_volume: BootVolume | None = Field(
+        default=None,
+        description="Root volume in full (`boot_volume_gb` is its shorthand; not both). EKS: "
+        "the launch template's block device mapping; OKE: `size_gb` and `kms_key_id` only; "
+        "ROSA: `size_gb` only. Default None.",
+    )
+
+    update: UpdatePolicy | None = Field(
+        default=None,
+        description="Rolling-update budget. EKS: the node group's `update_config`; OKE: "
+        "`node_pool_cycling_details` (cycling enabled, `maximum_unavailable`, surge left at "
+        "OKE's 1); ROSA: refused. Default None: the cloud's (EKS 1 node, OKE 0 unavailable).",
+    )
+    auto_repair: bool | None = Field(
+        default=None,
+        description="EKS node auto repair (`node_repair_config.enabled`); OKE and ROSA: "
+        "refused. Default None: EKS's default (off).",
     )
 
     @model_validator(mode="before")
@@ -337,6 +369,96 @@ class PoolArgsBase(SpecModel):
             raise ValueError(problem)
         return size
 
+    @field_validator("node_config")
+    @classmethod
+    def _node_config_backend(cls, config: NodeConfig | None, info: ValidationInfo):
+        kind = getattr(info.data.get("cluster"), "kind", None)
+        if config is None:
+            return config
+        if kind == "rosa":
+            raise ValueError(
+                "ROSA machine pools can't take `node_config`: OpenShift owns the kubelet "
+                "config (set it cluster-wide with a KubeletConfig through the machine config "
+                "operator)"
+            )
+        if kind == "oke" and config.kubelet:
+            raise PathError(
+                "kubelet",
+                f"{config.kubelet!r} can't be used on OKE: its cloud-init passes kubelet flags, "
+                "not a KubeletConfiguration; `max_pods` and `user_data` work there",
+            )
+        return config
+
+    @field_validator("metadata_options")
+    @classmethod
+    def _metadata_options_backend(cls, options: MetadataOptions | None, info: ValidationInfo):
+        kind = getattr(info.data.get("cluster"), "kind", None)
+        if options is not None and kind in ("rosa", "oke"):
+            where = "ROSA machine pools" if kind == "rosa" else "OKE node pools"
+            raise ValueError(
+                f"{where} have no launch template to take `metadata_options`; remove it (EKS only)"
+            )
+        return options
+
+    @field_validator("boot_volume")
+    @classmethod
+    def _boot_volume_backend(cls, volume: BootVolume | None, info: ValidationInfo):
+        if volume is None:
+            return volume
+        if info.data.get("boot_volume_gb") is not None:
+            raise ValueError(
+                f"give `boot_volume.size_gb` or `boot_volume_gb`, not both (boot_volume_gb "
+                f"{info.data.get('boot_volume_gb')!r})"
+            )
+        cluster = info.data.get("cluster")
+        if volume.size_gb is not None and (problem := boot_volume_problem(volume.size_gb, cluster)):
+            raise PathError("size_gb", problem)
+        kind = getattr(cluster, "kind", None)
+        if kind == "oke":
+            for field in volume.given_ebs_fields():
+                raise PathError(
+                    field,
+                    f"{getattr(volume, field)!r} can't be used on OKE: OCI boot volumes are set "
+                    "by size (and performance per GB on the volume, which node pools don't "
+                    "expose); `size_gb` and `kms_key_id` work there",
+                )
+            if not volume.encrypted:
+                raise PathError(
+                    "encrypted", "OCI always encrypts boot volumes; remove `encrypted: false`"
+                )
+        if kind == "rosa":
+            given = [f for f in sorted(volume.model_fields_set) if f != "size_gb"]
+            if given:
+                raise PathError(
+                    given[0],
+                    f"{getattr(volume, given[0])!r} can't be used on ROSA: OCM machine pools "
+                    "take the root volume size only (`size_gb`)",
+                )
+        return volume
+
+    @field_validator("update")
+    @classmethod
+    def _update_backend(cls, update: UpdatePolicy | None, info: ValidationInfo):
+        if update is not None and getattr(info.data.get("cluster"), "kind", None) == "rosa":
+            raise ValueError(
+                "ROSA machine pools have no update budget to set: OpenShift's machine config "
+                "pool rolls nodes (its `maxUnavailable`, cluster-wide); remove `update`"
+            )
+        return update
+
+    @field_validator("auto_repair")
+    @classmethod
+    def _auto_repair_backend(cls, repair: bool | None, info: ValidationInfo):
+        kind = getattr(info.data.get("cluster"), "kind", None)
+        if repair is not None and kind in ("rosa", "oke"):
+            where = (
+                "ROSA machine pools (OpenShift's machine health checks repair nodes)"
+                if kind == "rosa"
+                else "OKE node pools (no node auto-repair setting in `oci.containerengine.NodePool`)"
+            )
+            raise ValueError(f"{repair!r} can't be used on {where}; remove `auto_repair`")
+        return repair
+
     @field_validator("ocpus", "memory_gb")
     @classmethod
     def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
@@ -460,6 +582,11 @@ class ResolvedPool:
     memory_gb: float | None = None
     # Every type of an `instance_types` mix (`instance_type` is then its smallest); () else.
     instance_types: tuple[str, ...] = ()
+    node_config: NodeConfig | None = None
+    metadata_options: MetadataOptions | None = None
+    boot_volume: BootVolume | None = None
+    update: UpdatePolicy | None = None
+    auto_repair: bool | None = None
 
     @property
     def accelerators_per_node(self) -> int:
@@ -529,11 +656,17 @@ def resolve_pool(
         taints=tuple(taints),
         spot=args.spot,
         boot_volume_gb=args.boot_volume_gb
+        or (args.boot_volume.size_gb if args.boot_volume else None)
         or default_boot_volume_gb(args.cluster, accelerator is not None),
         accelerator=accelerator,
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,
         instance_types=tuple(args.instance_types or ()),
+        node_config=args.node_config,
+        metadata_options=args.metadata_options,
+        boot_volume=args.boot_volume,
+        update=args.update,
+        auto_repair=args.auto_repair,
     )
 
 

@@ -38,6 +38,10 @@ REVIEWED: dict[str, Callable[[CapturedResource], str | None]] = {
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
     # No physical name: a tag is (Auto Scaling group, key); a new group gets new tags.
     "aws:autoscaling/tag:Tag": lambda r: None,
+    # Auto-named by Pulumi (random suffix) unless a fixed `name` were given: none is.
+    "aws:ec2/launchTemplate:LaunchTemplate": lambda r: (
+        "a fixed `name`: a replacement would collide on it" if r.inputs.get("name") else None
+    ),
     # OCI node pool names are display names (OCIDs identify pools; OCI does not require
     # unique names), so for a moment two pools may share one.
     "oci:ContainerEngine/nodePool:NodePool": lambda r: None,

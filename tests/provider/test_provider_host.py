@@ -265,7 +265,10 @@ def test_schema_has_every_component_with_typed_described_inputs_and_outputs(sche
     assert pool["inputProperties"]["instanceType"]["type"] == "string"
     assert pool["inputProperties"]["replicas"]["type"] == "integer"
     assert pool["inputProperties"]["cluster"]["$ref"] == "#/types/nodepools:index:Cluster"
-    assert set(pool["requiredInputs"]) >= {"cluster", "instanceType"}
+    # Exactly one of `instanceType` / `instanceTypes` (checked by the spec): neither required.
+    assert set(pool["requiredInputs"]) >= {"cluster"}
+    assert not {"instanceType", "instanceTypes"} & set(pool["requiredInputs"])
+    assert pool["inputProperties"]["instanceTypes"]["type"] == "array"
     assert {"poolName", "poolId", "schedulingInfo", "schedulingInfoYaml"} <= set(pool["properties"])
     shared = schema["resources"]["nodepools:index:SharedNodePool"]["properties"]
     assert shared["gpusPerNode"]["type"] == "integer"

@@ -1,0 +1,112 @@
+"""The launch template an EKS pool creates when it sets what only a launch template carries:
+`node_config` (a nodeadm NodeConfig in MIME multi-part user data), `metadata_options` and
+`boot_volume` (issue 14).
+
+EKS managed node groups merge a launch template's user data with their own bootstrap: on
+AL2023 the user data must be MIME multi-part, and nodeadm reads every
+`application/node.eks.aws` part as a `node.eks.aws/v1alpha1` NodeConfig merged over the one
+EKS writes (cluster name, endpoint, certificate authority, CIDR). Our script part runs
+beside it, never in its place.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any
+
+import pulumi
+import pulumi_aws as aws
+import yaml
+from nodepools.specs.node_settings import MIME_BOUNDARY, BootVolume, MetadataOptions, NodeConfig
+from nodepools.specs.pools import ResolvedPool
+
+# The root device of the EKS-optimized AL2023 AMIs.
+ROOT_DEVICE = "/dev/xvda"
+NODEADM_API = "node.eks.aws/v1alpha1"
+
+
+def needs_launch_template(pool: ResolvedPool) -> bool:
+    """Whether the pool sets anything only a launch template can carry."""
+    return any(x is not None for x in (pool.node_config, pool.metadata_options, pool.boot_volume))
+
+
+def node_config_document(config: NodeConfig) -> dict[str, Any]:
+    """The nodeadm NodeConfig of `config`: kubelet fields under `spec.kubelet.config`."""
+    kubelet = dict(sorted(config.kubelet.items()))
+    if config.max_pods is not None:
+        kubelet["maxPods"] = config.max_pods
+    spec: dict[str, Any] = {"kubelet": {"config": kubelet}} if kubelet else {}
+    return {"apiVersion": NODEADM_API, "kind": "NodeConfig", "spec": spec}
+
+
+def mime_user_data(config: NodeConfig) -> str:
+    """MIME multi-part user data: the NodeConfig part, then the user's script part."""
+    parts = [
+        (
+            "application/node.eks.aws",
+            "---\n" + yaml.safe_dump(node_config_document(config), sort_keys=False),
+        )
+    ]
+    if config.user_data is not None:
+        parts.append(('text/x-shellscript; charset="us-ascii"', config.user_data))
+    lines = ["MIME-Version: 1.0", f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"', ""]
+    for content_type, body in parts:
+        lines += [f"--{MIME_BOUNDARY}", f"Content-Type: {content_type}", "", body.rstrip("\n"), ""]
+    lines.append(f"--{MIME_BOUNDARY}--")
+    return "\n".join(lines) + "\n"
+
+
+def block_device_mapping(
+    pool: ResolvedPool,
+) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs | None:
+    """The root volume: `boot_volume` in full, or `boot_volume_gb` (or the accelerator
+    default) with the volume defaults; None leaves the AMI's root volume as it is."""
+    if pool.boot_volume is None and pool.boot_volume_gb is None:
+        return None
+    volume = pool.boot_volume or BootVolume()
+    return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+        device_name=ROOT_DEVICE,
+        ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+            volume_size=pool.boot_volume_gb,
+            volume_type=volume.type,
+            iops=volume.iops,
+            throughput=volume.throughput,
+            # The provider types these flags as strings.
+            encrypted="true" if volume.encrypted else "false",
+            kms_key_id=volume.kms_key_id,
+            delete_on_termination="true",
+        ),
+    )
+
+
+def build_launch_template(
+    name: str, pool: ResolvedPool, parent: pulumi.Resource
+) -> aws.ec2.LaunchTemplate:
+    """`<pool>-launch-template`, auto-named by Pulumi (so a replacement can't collide)."""
+    options = pool.metadata_options or MetadataOptions()
+    mapping = block_device_mapping(pool)
+    return aws.ec2.LaunchTemplate(
+        f"{name}-launch-template",
+        aws.ec2.LaunchTemplateArgs(
+            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+                http_endpoint=options.http_endpoint,
+                http_tokens=options.http_tokens,
+                http_put_response_hop_limit=options.http_put_response_hop_limit,
+            ),
+            block_device_mappings=[mapping] if mapping is not None else None,
+            user_data=base64.b64encode(mime_user_data(pool.node_config).encode()).decode()
+            if pool.node_config is not None
+            else None,
+            tags={**pool.cluster.tags, "nodepools.dev/pool": pool.pool_name},
+        ),
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+
+
+def node_group_launch_template(
+    template: aws.ec2.LaunchTemplate,
+) -> aws.eks.NodeGroupLaunchTemplateArgs:
+    """The node group's reference: by id and latest version (a new version rolls the nodes)."""
+    return aws.eks.NodeGroupLaunchTemplateArgs(
+        id=template.id, version=template.latest_version.apply(str)
+    )

@@ -1,0 +1,198 @@
+"""The launch template an EKS pool creates for node_config, metadata_options and boot_volume;
+what OKE and ROSA do with those fields (issue 14)."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+from nodepools import GpuSpotPool, MachinePool
+from nodepools.offline import run
+from nodepools.specs.base import SpecError
+
+from tests.conftest import EKS, OKE
+
+NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
+TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
+OKE_POOL = "oci:ContainerEngine/nodePool:NodePool"
+ROSA = {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291", "multi_az": False}
+
+
+def _eks(args: dict):
+    capture = run(lambda: MachinePool("pool", {"cluster": EKS, "replicas": 1, **args}))
+    return capture.get(NODE_GROUP, "pool-node-group").inputs, capture.by_type(TEMPLATE)
+
+
+def test_no_launch_template_unless_a_field_needs_one():
+    group, templates = _eks({"instance_type": "g5.xlarge"})
+    assert templates == []
+    assert group["diskSize"] == 100 and "launchTemplate" not in group
+
+
+def test_node_config_is_a_nodeadm_part_and_the_script_one_more_part():
+    script = "#!/bin/bash\necho ready >/tmp/ready\n"
+    group, [template] = _eks(
+        {
+            "instance_type": "g5.xlarge",
+            "node_config": {
+                "max_pods": 110,
+                "kubelet": {"registryPullQPS": 10},
+                "user_data": script,
+            },
+        }
+    )
+    user_data = base64.b64decode(template.inputs["userData"]).decode()
+    assert user_data.startswith('MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="')
+    nodeadm, shell = user_data.split("Content-Type: ")[2:4]
+    assert nodeadm.startswith(
+        "application/node.eks.aws\n\n---\napiVersion: node.eks.aws/v1alpha1\n"
+    )
+    assert (
+        "kind: NodeConfig\nspec:\n  kubelet:\n    config:\n      registryPullQPS: 10\n      maxPods: 110\n"
+        in nodeadm
+    )
+    assert shell.startswith('text/x-shellscript; charset="us-ascii"\n\n' + script)
+    # The launch template carries the volume: EKS refuses `disk_size` beside one.
+    assert "diskSize" not in group
+    assert group["launchTemplate"]["id"] == template.inputs.get("id", group["launchTemplate"]["id"])
+    assert template.inputs["blockDeviceMappings"] == [
+        {
+            "deviceName": "/dev/xvda",
+            "ebs": {
+                "volumeSize": 100,
+                "volumeType": "gp3",
+                "encrypted": "true",
+                "deleteOnTermination": "true",
+            },
+        }
+    ]
+
+
+def test_metadata_defaults_to_imdsv2_hop_limit_1_and_can_be_overridden():
+    _, [template] = _eks({"instance_type": "m5.large", "node_config": {"max_pods": 50}})
+    assert template.inputs["metadataOptions"] == {
+        "httpEndpoint": "enabled",
+        "httpTokens": "required",
+        "httpPutResponseHopLimit": 1,
+    }
+    assert "blockDeviceMappings" not in template.inputs  # a CPU pool keeps the AMI's volume
+    _, [template] = _eks(
+        {"instance_type": "m5.large", "metadata_options": {"http_put_response_hop_limit": 2}}
+    )
+    assert template.inputs["metadataOptions"]["httpPutResponseHopLimit"] == 2
+    assert "userData" not in template.inputs
+
+
+def test_boot_volume_in_full():
+    volume = {"size_gb": 500, "type": "io2", "iops": 16000, "kms_key_id": "alias/nodes"}
+    group, [template] = _eks({"instance_type": "p5.48xlarge", "boot_volume": volume})
+    assert template.inputs["blockDeviceMappings"][0]["ebs"] == {
+        "volumeSize": 500,
+        "volumeType": "io2",
+        "iops": 16000,
+        "encrypted": "true",
+        "kmsKeyId": "alias/nodes",
+        "deleteOnTermination": "true",
+    }
+    assert "diskSize" not in group
+
+
+def test_oke_takes_max_pods_script_size_and_key():
+    capture = run(
+        lambda: GpuSpotPool(
+            "pool",
+            {
+                "cluster": OKE,
+                "instance_type": "VM.GPU.A10.1",
+                "node_config": {"max_pods": 64, "user_data": "#!/bin/bash\necho hi\n"},
+                "boot_volume": {"size_gb": 200, "kms_key_id": "ocid1.key.oc1..k"},
+            },
+        )
+    )
+    pool = capture.by_type(OKE_POOL)[0].inputs
+    assert pool["nodeConfigDetails"]["kmsKeyId"] == "ocid1.key.oc1..k"
+    assert pool["nodeSourceDetails"]["bootVolumeSizeInGbs"] == "200"
+    script = base64.b64decode(pool["nodeMetadata"]["user_data"]).decode()
+    assert "\necho hi\nNODEPOOLS_USER_DATA_EOF\nbash /var/run/nodepools-user-data.sh\n" in script
+    assert script.endswith(
+        'bash /var/run/oke-init.sh --kubelet-extra-args "--register-with-taints='
+        'nvidia.com/gpu=true:NoSchedule,spot=true:PreferNoSchedule --max-pods=64"\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("cluster", "args", "path", "fragment"),
+    [
+        (EKS, {"boot_volume_gb": 100, "boot_volume": {"size_gb": 200}}, "boot_volume", "`boot_volume_gb`"),
+        (EKS, {"boot_volume": {"size_gb": 10**6}}, "boot_volume.size_gb", "outside"),
+        (EKS, {"boot_volume": {"type": "gp2", "iops": 3000}}, "boot_volume.iops", "only gp3, io1 and io2"),
+        (EKS, {"boot_volume": {"type": "io2"}}, "boot_volume.iops", "needs `iops`"),
+        (EKS, {"boot_volume": {"type": "gp2", "throughput": 500}}, "boot_volume.throughput", "only gp3"),
+        (EKS, {"boot_volume": {"encrypted": False, "kms_key_id": "k"}}, "boot_volume.kms_key_id", "`encrypted: true`"),
+        (EKS, {"boot_volume": {"type": "st1"}}, "boot_volume.type", ""),
+        (EKS, {"node_config": {"kubelet": {"maxPods": 3}}}, "node_config.kubelet.maxPods", "max_pods"),
+        (EKS, {"node_config": {"kubelet": {"max_pods": 3}}}, "node_config.kubelet.max_pods", "camelCase"),
+        (EKS, {"node_config": {"user_data": "echo hi"}}, "node_config.user_data", "`#!`"),
+        (EKS, {"node_config": {"user_data": "#!/bin/sh\nNODEPOOLS_USER_DATA_EOF\n"}}, "node_config.user_data", "uses itself"),
+        (EKS, {"metadata_options": {"http_put_response_hop_limit": 65}}, "metadata_options.http_put_response_hop_limit", ""),
+        (ROSA, {"instance_type": "m5.xlarge", "node_config": {"max_pods": 10}}, "node_config", "OpenShift owns the kubelet config"),
+        (ROSA, {"instance_type": "m5.xlarge", "metadata_options": {}}, "metadata_options", "ROSA"),
+        (ROSA, {"instance_type": "m5.xlarge", "boot_volume": {"size_gb": 300, "type": "gp3"}}, "boot_volume.type", "ROSA"),
+        (OKE, {"instance_type": "VM.GPU.A10.1", "node_config": {"kubelet": {"registryPullQPS": 10}}}, "node_config.kubelet", "OKE"),
+        (OKE, {"instance_type": "VM.GPU.A10.1", "metadata_options": {}}, "metadata_options", "OKE"),
+        (OKE, {"instance_type": "VM.GPU.A10.1", "boot_volume": {"throughput": 300}}, "boot_volume.throughput", "OKE"),
+        (OKE, {"instance_type": "VM.GPU.A10.1", "boot_volume": {"encrypted": False}}, "boot_volume.encrypted", "always encrypts"),
+    ],
+)  # fmt: skip
+def test_refused_with_the_path_before_anything_is_registered(cluster, args, path, fragment):
+    with pytest.raises(SpecError) as raised:
+        MachinePool.preflight(
+            "pool", {"cluster": cluster, "instance_type": "g5.xlarge", "replicas": 1, **args}
+        )
+    found = {issue.path: issue.message for issue in raised.value.issues}
+    assert path in found, found
+    assert fragment in found[path], found[path]
+
+
+def test_update_budget_and_auto_repair():
+    group, _ = _eks(
+        {
+            "instance_type": "m5.large",
+            "update": {"max_unavailable_percent": 25},
+            "auto_repair": True,
+        }
+    )
+    assert group["updateConfig"] == {"maxUnavailablePercentage": 25}
+    assert group["nodeRepairConfig"] == {"enabled": True}
+    group, _ = _eks({"instance_type": "m5.large", "update": {"max_unavailable": 2}})
+    assert group["updateConfig"] == {"maxUnavailable": 2} and "nodeRepairConfig" not in group
+    capture = run(
+        lambda: MachinePool(
+            "pool",
+            {
+                "cluster": OKE,
+                "instance_type": "VM.GPU.A10.1",
+                "replicas": 1,
+                "update": {"max_unavailable_percent": 25},
+            },
+        )
+    )
+    assert capture.by_type(OKE_POOL)[0].inputs["nodePoolCyclingDetails"] == {
+        "isNodeCyclingEnabled": True,
+        "maximumUnavailable": "25%",
+    }
+
+
+@pytest.mark.parametrize(
+    ("cluster", "args", "path", "fragment"),
+    [
+        (EKS, {"update": {}}, "update", "exactly one of"),
+        (EKS, {"update": {"max_unavailable": 1, "max_unavailable_percent": 10}}, "update", "exactly one of"),
+        (EKS, {"update": {"max_unavailable_percent": 101}}, "update.max_unavailable_percent", ""),
+        (ROSA, {"instance_type": "m5.xlarge", "update": {"max_unavailable": 1}}, "update", "ROSA"),
+        (ROSA, {"instance_type": "m5.xlarge", "auto_repair": True}, "auto_repair", "ROSA"),
+        (OKE, {"instance_type": "VM.GPU.A10.1", "auto_repair": True}, "auto_repair", "OKE"),
+    ],
+)  # fmt: skip
+def test_update_and_repair_refusals(cluster, args, path, fragment):
+    test_refused_with_the_path_before_anything_is_registered(cluster, args, path, fragment)
