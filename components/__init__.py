@@ -15,6 +15,8 @@ from nodepools._lazy import lazy_exports
 # public name -> the module (relative to this package) that defines it
 _EXPORTS: dict[str, str] = {
     "Accelerator": ".specs",
+    "AcceleratorStack": ".devices.accelerator_stack",
+    "AcceleratorStackArgs": ".specs.accelerator_stack",
     "EksCluster": ".specs",
     "GpuSpotPool": ".pools.gpu_spot_pool",
     "GpuSpotPoolArgs": ".specs",
@@ -50,6 +52,8 @@ _EXPORTS: dict[str, str] = {
 # Spelled out (not derived from _EXPORTS) so linters and type checkers can read it.
 __all__ = [
     "Accelerator",
+    "AcceleratorStack",
+    "AcceleratorStackArgs",
     "EksCluster",
     "GpuSpotPool",
     "GpuSpotPoolArgs",
@@ -87,6 +91,7 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
+    from nodepools.devices.accelerator_stack import AcceleratorStack
     from nodepools.governance.kueue_queues import KueueQueues
     from nodepools.governance.pool_platforms import PoolPlatforms
     from nodepools.governance.pool_quotas import PoolQuotas
@@ -112,6 +117,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         Taint,
         lookup_accelerator,
     )
+    from nodepools.specs.accelerator_stack import AcceleratorStackArgs
     from nodepools.specs.kueue_objects import KueueQueuesArgs
     from nodepools.specs.oke_autoscaler_args import OkeClusterAutoscalerArgs
     from nodepools.specs.platforms import PoolPlatformsArgs

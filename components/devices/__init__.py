@@ -1,0 +1,1 @@
+"""Device software components: what makes a node advertise its accelerators."""
