@@ -28,6 +28,10 @@ def test_readme_examples_run_offline():
         "echo",
         "org",
         "osmo",
+        "devices-eks",
+        "devices-rosa",
+        "devices-trn1",
+        "devices-mi300x",
     } <= names
     # The unit-testing example runs its own offline program.
     for block in BLOCKS:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from nodepools.specs.accelerators import Accelerator
-from nodepools.specs.base import SpecModel
+from nodepools.specs.base import Issue, NestedIssues, SpecModel
 from nodepools.specs.labels import POOL_LABEL
 from nodepools.specs.pools import PoolName
 from nodepools.specs.taints import Taint
@@ -78,7 +78,9 @@ class ServedPool(SpecModel):
     accelerator: Accelerator | None = Field(
         default=None, description="The accelerators of one node; default None (a CPU pool)."
     )
-    taints: list[Taint] = Field(default_factory=list, description="The pool's taints; default [].")
+    taints: list[Taint] = Field(
+        default_factory=list[Taint], description="The pool's taints; default []."
+    )
 
 
 class Mig(SpecModel):
@@ -172,43 +174,46 @@ class AcceleratorStackArgs(SpecModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> AcceleratorStackArgs:
-        problems: list[str] = []
+        problems: list[Issue] = []
         names = [p.name for p in self.pools]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            problems.append(f"pools: {dupes} listed more than once")
+            problems.append(Issue("pools", f"{dupes} listed more than once"))
         by_name = {p.name: p for p in self.pools}
         vendors = vendors_of(self.pools)
         for option, vendor in (("amd", "amd"), ("neuron", "aws"), ("nvidia", "nvidia")):
             if getattr(self, option) is not None and vendor not in vendors:
-                problems.append(f"{option}: set but no served pool has {vendor} accelerators")
+                problems.append(Issue(option, f"set but no served pool has {vendor} accelerators"))
         nv = self.nvidia
         if nv is not None:
             for pool, profile in sorted(nv.mig.profile.items()):
                 where = f"nvidia.mig.profile.{pool}"
                 acc = by_name[pool].accelerator if pool in by_name else None
                 if pool not in by_name:
-                    problems.append(f"{where}: {pool!r} is not a served pool")
+                    problems.append(Issue(where, f"{pool!r} is not a served pool"))
                 elif acc is None or acc.vendor != "nvidia":
-                    problems.append(f"{where}: pool {pool!r} has no NVIDIA GPUs")
+                    problems.append(Issue(where, f"pool {pool!r} has no NVIDIA GPUs"))
                 elif profile not in MIG_PROFILES.get(acc.model, {}):
                     known = sorted(MIG_PROFILES.get(acc.model, {}))
                     problems.append(
-                        f"{where}: {profile!r} is not a MIG profile of {acc.model or 'this GPU'!r}"
-                        f" (known: {known})"
+                        Issue(
+                            where,
+                            f"{profile!r} is not a MIG profile of {acc.model or 'this GPU'!r}"
+                            f" (known: {known})",
+                        )
                     )
                 if pool in nv.time_slicing.replicas:
-                    problems.append(f"{where}: MIG and time slicing on the same pool {pool!r}")
+                    problems.append(Issue(where, f"MIG and time slicing on the same pool {pool!r}"))
             if nv.mig.profile and nv.mig.strategy == "none":
-                problems.append("nvidia.mig.strategy: 'none' but MIG profiles are set")
+                problems.append(Issue("nvidia.mig.strategy", "'none' but MIG profiles are set"))
             for pool, replicas in sorted(nv.time_slicing.replicas.items()):
                 where = f"nvidia.time_slicing.replicas.{pool}"
                 if pool not in by_name:
-                    problems.append(f"{where}: {pool!r} is not a served pool")
+                    problems.append(Issue(where, f"{pool!r} is not a served pool"))
                 elif replicas < 2:
-                    problems.append(f"{where}: {replicas!r} is below 2")
+                    problems.append(Issue(where, f"{replicas!r} is below 2"))
         if problems:
-            raise ValueError("; ".join(problems))
+            raise NestedIssues(problems)
         return self
 
 

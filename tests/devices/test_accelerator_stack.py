@@ -158,7 +158,11 @@ def test_advertised_after_mig_and_time_slicing():
             "MIG and time slicing",
         ),
         ({"amd": {}}, "amd", "no served pool has amd accelerators"),
-        ({"nvidia": {"time_slicing": {"replicas": {"gpu": 1}}}}, "nvidia.time_slicing", "below 2"),
+        (
+            {"nvidia": {"time_slicing": {"replicas": {"gpu": 1}}}},
+            "nvidia.time_slicing.replicas.gpu",
+            "below 2",
+        ),
     ],
 )
 def test_bad_input_is_an_error_with_its_path_and_nothing_registered(
@@ -172,7 +176,7 @@ def test_bad_input_is_an_error_with_its_path_and_nothing_registered(
     with pytest.raises(ProgramError) as err:
         run(lambda: AcceleratorStack("acc", args))
     assert isinstance(err.value.cause, SpecError)
-    assert f"{path}" in str(err.value.cause) and fragment in str(err.value.cause)
+    assert path in err.value.cause.paths() and fragment in str(err.value.cause)
     assert err.value.capture.resources == []
 
 

@@ -135,7 +135,29 @@ def pool_platforms() -> None:
     PoolPlatforms("shared-pool", osmo_args())
 
 
+def accelerator_stack_eks() -> None:
+    from nodepools import AcceleratorStack, GpuSpotPool, MachinePool
+
+    gpu = GpuSpotPool("gpu", {"cluster": EKS, "instance_type": "g5.12xlarge"})
+    cpu = MachinePool("cpu", {"cluster": EKS, "instance_type": "m5.large", "replicas": 1})
+    AcceleratorStack("devices", {"platform": "eks", "pools": AcceleratorStack.served([gpu, cpu])})
+
+
+def accelerator_stack_mixed() -> None:
+    from nodepools import AcceleratorStack, lookup_accelerator
+
+    taint = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
+    pools = [
+        {"name": "h100", "accelerator": lookup_accelerator("p5.48xlarge"), "taints": [taint]},
+        {"name": "mi300x", "accelerator": lookup_accelerator("BM.GPU.MI300X.8")},
+        {"name": "trn1", "accelerator": lookup_accelerator("trn1.32xlarge")},
+    ]
+    AcceleratorStack("devices", {"platform": "rosa", "pools": pools})
+
+
 COMPONENTS: dict[str, Callable[[], None]] = {
+    "AcceleratorStack/eks": accelerator_stack_eks,
+    "AcceleratorStack/mixed": accelerator_stack_mixed,
     "MachinePool/eks": machine_pool_eks,
     "MachinePool/oke": machine_pool_oke,
     "MachinePool/rosa": machine_pool_rosa,

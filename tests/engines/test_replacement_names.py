@@ -51,6 +51,10 @@ REVIEWED: dict[str, Callable[[CapturedResource], str | None]] = {
     # replaces it, and then the old one is on another cluster.
     "oci:ContainerEngine/addon:Addon": lambda r: None,
     "pulumi-python:dynamic/ocm:MachinePool": lambda r: None,
+    # A Helm release is named (`name`) per AcceleratorStack and vendor (and pool for AMD and
+    # Neuron); pulumi-kubernetes replaces a Release only when its name or namespace changes,
+    # so the new release never shares (name, namespace) with the old one.
+    "kubernetes:helm.sh/v3:Release": lambda r: None if r.inputs.get("name") else "no `name`",
     "pulumi-python:dynamic/osmo:Config": lambda r: None,
 }
 
@@ -62,8 +66,8 @@ def _review(resources: list[CapturedResource]) -> list[str]:
         # What the library registers: children of its components (not a test's fixtures).
         if not resource.custom or resource.parent not in ours:
             continue
-        check = (
-            _kubernetes if resource.type.startswith("kubernetes:") else REVIEWED.get(resource.type)
+        check = REVIEWED.get(resource.type) or (
+            _kubernetes if resource.type.startswith("kubernetes:") else None
         )
         if check is None:
             problems.append(f"{resource.type} ({resource.name}): not reviewed for replacement")
