@@ -177,6 +177,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             if pool.auto_repair is not None
             else None,
             ami_type=ami_type_for(pool),
+            release_version=pool.release_version,
             tags={**cluster.tags, POOL_LABEL: pool.pool_name},
         ),
         # The autoscaler owns the desired size once the group exists; without this

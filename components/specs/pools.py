@@ -212,6 +212,14 @@ class PoolArgsBase(SpecModel):
         "refused. Default None: EKS's default (off).",
     )
 
+    release_version: str | None = Field(
+        default=None,
+        pattern=r"^\d+\.\d+\.\d+-\d{8}$",
+        description="EKS-optimized AMI release to pin, e.g. `1.33.0-20250704` (the node "
+        "group's `release_version`); EKS only. Default None: the latest release for the "
+        "cluster's version.",
+    )
+
     @model_validator(mode="before")
     @classmethod
     def _one_of_instance_type_or_types(cls, data: Any) -> Any:
@@ -459,6 +467,19 @@ class PoolArgsBase(SpecModel):
             raise ValueError(f"{repair!r} can't be used on {where}; remove `auto_repair`")
         return repair
 
+    @field_validator("release_version")
+    @classmethod
+    def _release_version_backend(cls, release: str | None, info: ValidationInfo):
+        kind = getattr(info.data.get("cluster"), "kind", None)
+        if release is not None and kind in ("rosa", "oke"):
+            where = (
+                "ROSA (OpenShift versions its nodes)"
+                if kind == "rosa"
+                else "OKE (the cluster's `image_id` picks the image)"
+            )
+            raise ValueError(f"{release!r} can't be used on {where}; `release_version` is EKS only")
+        return release
+
     @field_validator("ocpus", "memory_gb")
     @classmethod
     def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
@@ -587,6 +608,7 @@ class ResolvedPool:
     boot_volume: BootVolume | None = None
     update: UpdatePolicy | None = None
     auto_repair: bool | None = None
+    release_version: str | None = None
 
     @property
     def accelerators_per_node(self) -> int:
@@ -667,6 +689,7 @@ def resolve_pool(
         boot_volume=args.boot_volume,
         update=args.update,
         auto_repair=args.auto_repair,
+        release_version=args.release_version,
     )
 
 

@@ -196,3 +196,17 @@ def test_update_budget_and_auto_repair():
 )  # fmt: skip
 def test_update_and_repair_refusals(cluster, args, path, fragment):
     test_refused_with_the_path_before_anything_is_registered(cluster, args, path, fragment)
+
+
+def test_release_version_pins_the_eks_ami_release_and_is_eks_only():
+    group, _ = _eks({"instance_type": "m5.large", "release_version": "1.33.0-20250704"})
+    assert group["releaseVersion"] == "1.33.0-20250704"
+    test_refused_with_the_path_before_anything_is_registered(
+        EKS, {"release_version": "latest"}, "release_version", "should match pattern"
+    )
+    test_refused_with_the_path_before_anything_is_registered(
+        OKE,
+        {"instance_type": "VM.GPU.A10.1", "release_version": "1.33.0-20250704"},
+        "release_version",
+        "EKS only",
+    )
