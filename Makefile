@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv plan test lint typecheck unit bench bench-instructions clean cluster-tools cluster-tools-if-go
+.PHONY: venv plan test lint typecheck unit bench bench-instructions clean cluster-tools cluster-tools-if-go kueue-controller
 
 venv: $(STAMP)
 
@@ -36,6 +36,11 @@ typecheck: $(STAMP)
 # by those versions (~/.cache/nodepools/cluster-tools-...); a second run does nothing. Without them those tests skip (fail when NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1).
 cluster-tools:
 	bash scripts/cluster_tools.sh
+
+# Optional: Kueue's controller manager (pinned KUEUE=), for tests/controlplane/test_kueue_controller.py,
+# which is skipped without it. Not built by `make test` or CI (minutes cold).
+kueue-controller:
+	bash scripts/kueue_controller.sh
 
 # `make test` builds them when Go is there (cached: instant once built), says so when it is not.
 cluster-tools-if-go:

@@ -30,3 +30,12 @@ def is_sequence(value: object) -> TypeGuard[list[Any] | tuple[Any, ...]]:
 def is_mapping(value: object) -> TypeGuard[Mapping[Any, Any]]:
     """`isinstance(value, Mapping)`."""
     return isinstance(value, Mapping)
+
+
+def dig(data: Any, path: str) -> Any:
+    """The value at dotted `path` in nested mappings, or None where the path ends early."""
+    for part in path.split("."):
+        if not is_dict(data):
+            return None
+        data = data.get(part)
+    return data

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nodepools.json_values import is_dict
+from nodepools.json_values import dig, is_dict
 
 DIFF_SCHEMA_VERSION = 1
 # Pool fields compared; `cost` is compared through the totals and the per-node price only,
@@ -33,14 +33,6 @@ POOL_FIELDS = (
     "cost.per_node_hour",
     "cost.basis",
 )
-
-
-def _get(data: Any, path: str) -> Any:
-    for part in path.split("."):
-        if not is_dict(data):
-            return None
-        data = data.get(part)
-    return data
 
 
 def _child(path: str, key: str) -> str:
@@ -140,7 +132,7 @@ def _pools(base: dict[str, Any], head: dict[str, Any]) -> dict[str, list[Any]]:
     for name in sorted(set(before) & set(after)):
         fields: list[dict[str, Any]] = []
         for path in POOL_FIELDS:
-            fields += _leaf_changes(_get(before[name], path), _get(after[name], path), path)
+            fields += _leaf_changes(dig(before[name], path), dig(after[name], path), path)
         if fields:
             changed.append({"name": name, "backend": after[name]["backend"], "changes": fields})
 

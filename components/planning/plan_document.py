@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, Protocol
 
-from nodepools.json_values import is_dict
+from nodepools.json_values import dig
 from nodepools.offline import Capture, CapturedResource
 from nodepools.planning.report import whole_numbers
 from nodepools.planning.sections import KEY_INPUTS, pool_components
@@ -40,14 +40,6 @@ SECRET = "[secret]"  # what a secret input shows as: never its value
 OKE_NODE_POOL = "oci:ContainerEngine/nodePool:NodePool"
 
 
-def _dig(data: Any, path: str) -> Any:
-    for part in path.split("."):
-        if not is_dict(data):
-            return None
-        data = data.get(part)
-    return data
-
-
 def _resource(resource: CapturedResource, names: dict[str, str]) -> dict[str, Any]:
     key: dict[str, Any] = {}
     if resource.type.startswith("kubernetes:"):
@@ -61,7 +53,7 @@ def _resource(resource: CapturedResource, names: dict[str, str]) -> dict[str, An
         elif any(path == s or path.startswith(f"{s}.") for s in resource.secret_paths):
             key[path] = SECRET
         else:
-            value = _dig(resource.inputs, path)
+            value = dig(resource.inputs, path)
             if value is not None:
                 key[path] = whole_numbers(value)
     return {

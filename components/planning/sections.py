@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nodepools.json_values import is_dict
+from nodepools.json_values import dig
 from nodepools.offline import Capture, CapturedResource
 from nodepools.planning.report import Section, whole_numbers
 
@@ -47,14 +47,6 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _dig(data: Any, path: str) -> Any:
-    for part in path.split("."):
-        if not is_dict(data):
-            return None
-        data = data.get(part)
-    return data
-
-
 def compact(value: Any) -> str:
     if isinstance(value, bool):
         return json.dumps(value)  # as the stack YAML and the engine spell it
@@ -73,7 +65,7 @@ def key_inputs(resource: CapturedResource) -> str:
     fields = KEY_INPUTS.get(resource.type, ())
     parts: list[str] = []
     for field_path in fields:
-        value = _dig(resource.inputs, field_path)
+        value = dig(resource.inputs, field_path)
         if field_path in resource.unknown_paths:
             parts.append(f"{field_path.rsplit('.', 1)[-1]}={KNOWN_AFTER_APPLY}")
         elif value is not None:

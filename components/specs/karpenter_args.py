@@ -25,6 +25,7 @@ from nodepools.specs.karpenter_requirements import (
     contradiction_issues,
 )
 from nodepools.specs.karpenter_restrictions import restricted_label_problem
+from nodepools.specs.kube import object_name_problem
 from nodepools.specs.labels import (
     POOL_LABEL,
     Labels,
@@ -83,7 +84,6 @@ _QUANTITY = re.compile(
 )
 _CORE_LIMITS = ("cpu", "memory", "ephemeral-storage", "nodes", "pods")
 WHOLE_UNIT_LIMITS = ("nodes", "pods")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 # --- small value checks ---------------------------------------------------------------
@@ -412,11 +412,8 @@ class KarpenterNodePoolArgs(SpecModel):
             raise ValueError("One of `node_class` or `node_class_name` is required.")
         if name is not None and node_class is not None:
             raise ValueError("Only one of `node_class` or `node_class_name` can be provided.")
-        if name is not None and (len(name) > 253 or not _DNS_SUBDOMAIN.fullmatch(name)):
-            raise ValueError(
-                f"{name!r} is not a Kubernetes object name (lowercase alphanumerics, '-' and "
-                "'.', at most 253 characters)"
-            )
+        if name is not None and (problem := object_name_problem(name)):
+            raise ValueError(problem)
         return name
 
     @field_validator("replicas")

@@ -13,6 +13,7 @@ from nodepools.json_values import is_dict
 from nodepools.specs.aws_tags import aws_tag_problem
 from nodepools.specs.base import SpecModel, wired
 from nodepools.specs.karpenter_restrictions import restricted_tag_problem
+from nodepools.specs.kube import KubeObjectName
 from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
 
 # gp3, which the node class uses for the boot volume, goes up to 16 TiB.
@@ -84,7 +85,6 @@ _VOLUME_SIZE = re.compile(
     r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|"
     r"([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$"
 )
-_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 class AmiSelectorTerm(SpecModel):
@@ -94,7 +94,7 @@ class AmiSelectorTerm(SpecModel):
     id: str | None = Field(
         default=None, pattern=r"^ami-[0-9a-z]+$", description="AMI id. Default None."
     )
-    name: str | None = Field(
+    name: KubeObjectName | None = Field(
         default=None, description="AMI name (wildcards allowed). Default None."
     )
     owner: str | None = Field(
@@ -211,7 +211,7 @@ class NodeClassArgs(SpecModel):
     """An EC2NodeClass created with the pool (named after it unless `name` says otherwise):
     how its nodes launch."""
 
-    name: str | None = Field(
+    name: KubeObjectName | None = Field(
         default=None,
         description="Name of the EC2NodeClass, e.g. `default`, so that other pools can use it "
         "with `node_class_name`. Default None: the pool's name.",
@@ -328,16 +328,6 @@ class NodeClassArgs(SpecModel):
         if found["family"].startswith("windows") and found["version"] != "latest":
             raise ValueError(f"{alias!r}: Windows families only take version 'latest'")
         return alias
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, name: str | None) -> str | None:
-        if name is not None and (len(name) > 253 or not _NAME.fullmatch(name)):
-            raise ValueError(
-                f"{name!r} is not a Kubernetes object name (lowercase alphanumerics, '-' and "
-                "'.', at most 253 characters)"
-            )
-        return name
 
     @field_validator("block_device_mappings")
     @classmethod

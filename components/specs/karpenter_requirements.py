@@ -11,6 +11,7 @@ what it launches (accelerator, taint, limits), through `folded_requirements`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -121,12 +122,20 @@ class NodeRequirement(SpecModel):
         return self
 
     def to_manifest(self) -> dict[str, Any]:
-        manifest: dict[str, Any] = {"key": self.key, "operator": self.operator}
-        if self.values or self.operator in ("In", "NotIn"):
-            manifest["values"] = list(self.values)
-        if self.min_values is not None:
-            manifest["minValues"] = self.min_values
-        return manifest
+        return requirement_manifest(self.key, self.operator, self.values, self.min_values)
+
+
+def requirement_manifest(
+    key: str, operator: str, values: Sequence[str], min_values: int | None
+) -> dict[str, Any]:
+    """A NodePool requirement as Karpenter writes it: `values` only where the operator takes
+    them (an Exists or DoesNotExist requirement has none), `minValues` only when set."""
+    manifest: dict[str, Any] = {"key": key, "operator": operator}
+    if values or operator in ("In", "NotIn"):
+        manifest["values"] = list(values)
+    if min_values is not None:
+        manifest["minValues"] = min_values
+    return manifest
 
 
 @dataclass

@@ -37,6 +37,7 @@ from nodepools.specs.karpenter_args import (
     KarpenterNodePoolArgs,
 )
 from nodepools.specs.karpenter_node_class import NodeClassArgs
+from nodepools.specs.karpenter_requirements import requirement_manifest
 from nodepools.specs.labels import (
     POOL_LABEL,
 )
@@ -56,12 +57,7 @@ class Requirement:
     min_values: int | None = None
 
     def to_manifest(self) -> dict[str, Any]:
-        manifest: dict[str, Any] = {"key": self.key, "operator": self.operator}
-        if self.values or self.operator in ("In", "NotIn"):
-            manifest["values"] = list(self.values)
-        if self.min_values is not None:
-            manifest["minValues"] = self.min_values
-        return manifest
+        return requirement_manifest(self.key, self.operator, self.values, self.min_values)
 
 
 @dataclass(frozen=True)

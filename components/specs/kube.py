@@ -23,6 +23,23 @@ from pydantic import BeforeValidator, PlainSerializer
 
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 DNS_LABEL_MAX = 63
+DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+DNS_SUBDOMAIN_MAX = 253
+
+
+def object_name_problem(value: Any) -> str | None:
+    """Why `value` can't be a Kubernetes object's name as it is (a DNS subdomain), or None."""
+    if (
+        not isinstance(value, str)
+        or len(value) > DNS_SUBDOMAIN_MAX
+        or not DNS_SUBDOMAIN.fullmatch(value)
+    ):
+        return (
+            f"{value!r} is not a Kubernetes object name (lowercase alphanumerics, '-' and "
+            "'.', at most 253 characters)"
+        )
+    return None
+
 
 # The resources a quota or a default variable may name, and the Kubernetes resource
 # each stands for (`gpu` is the pool's accelerator resource, decided per pool).
@@ -75,6 +92,14 @@ def _check_dns_label(value: Any) -> str:
     return value
 
 
+def _check_object_name(value: Any) -> str:
+    if problem := object_name_problem(value):
+        raise ValueError(problem)
+    return value
+
+
+# The name of a Kubernetes object, used as it is.
+KubeObjectName = Annotated[str, BeforeValidator(_check_object_name)]
 # A user-facing name (pool, department, project, platform, role) that maps to a DNS label.
 ObjectName = Annotated[str, BeforeValidator(_check_name)]
 # A name used as it is (a namespace): it must already be a DNS label.

@@ -20,7 +20,7 @@ from typing import Any
 
 from nodepools.json_values import is_dict, is_list
 from nodepools.specs.base import Issue, NestedIssues, SpecModel
-from nodepools.specs.kube import DnsLabel, ObjectName
+from nodepools.specs.kube import DnsLabel, KubeObjectName
 from pydantic import Field, model_validator
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
@@ -43,7 +43,7 @@ def _dicts(value: Any) -> list[dict[str, Any]]:
 class KueueObject(SpecModel):
     """A cluster-scoped Kueue object: its name and its spec as Kueue writes it."""
 
-    name: ObjectName = Field(description="The object's name. Required.")
+    name: KubeObjectName = Field(description="The object's name, as it is. Required.")
     spec: dict[str, Any] = Field(
         default_factory=dict,
         description="The object's `spec`, camelCase as in Kueue's documentation "

@@ -194,3 +194,8 @@ def test_kueue_queues_in_stack_config():
     assert [i.path for i in raised.value.issues] == [
         "nodepools:governance[0].local_queues[0].spec.clusterQueue"
     ]
+
+
+def test_object_names_are_used_as_they_are_so_they_must_be_kubernetes_names():
+    found = _problems({"resource_flavors": [{"name": "Default_Flavor"}]})
+    assert "'Default_Flavor' is not a Kubernetes object name" in found["resource_flavors[0].name"]
