@@ -13,7 +13,9 @@ versions_file="$repo/scripts/cluster_tools.versions"
 source <(grep -E '^[A-Z_]+=' "$versions_file")
 tools="${NODEPOOLS_CLUSTER_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/nodepools/cluster-tools-$KUBERNETES-etcd-$ETCD}"
 stamp="$tools/bin/.versions"
-want="kubernetes=$KUBERNETES etcd=$ETCD"
+# `version=stamped`: the binaries report their release (kube-apiserver's /version says
+# v1.37.2, not v0.0.0-master; controllers such as Kueue's refuse to start on the latter).
+want="kubernetes=$KUBERNETES etcd=$ETCD version=stamped"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]] \
     && [[ -x "$tools/bin/kube-apiserver" && -x "$tools/bin/kube-scheduler" && -x "$tools/bin/etcd" ]]; then
     echo "cluster tools: present ($want) in $tools/bin"
@@ -54,10 +56,14 @@ import (
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
 )
 GO
+k8s_minor="${k8s_minor_patch%%.*}"
+version_pkg="k8s.io/component-base/version"
+k8s_ldflags="-s -w -X $version_pkg.gitVersion=$KUBERNETES -X $version_pkg.gitMajor=1"
+k8s_ldflags="$k8s_ldflags -X $version_pkg.gitMinor=$k8s_minor -X $version_pkg.gitTreeState=clean"
 build_flags=(-trimpath -ldflags "-s -w")
 (cd "$mod" && go mod tidy -e >/dev/null 2>&1 || true
  cd "$mod" && GOFLAGS=-mod=mod go get "k8s.io/kubernetes@$KUBERNETES" >/dev/null
- cd "$mod" && GOFLAGS=-mod=mod nice -n 10 go build "${build_flags[@]}" -o "$tools/bin/" \
+ cd "$mod" && GOFLAGS=-mod=mod nice -n 10 go build -trimpath -ldflags "$k8s_ldflags" -o "$tools/bin/" \
      k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler)
 
 # etcd: its own module (its dependency versions are its own, not kubernetes').
