@@ -229,12 +229,39 @@ def test_accelerator_only_pool_gets_when_empty_and_the_accelerator_taint() -> No
 
 
 def test_cpu_pool_keeps_karpenters_defaults_and_no_taint() -> None:
-    spec = node_pool_spec({"node_class": node_class(), "instance_families": ["m5", "c5"]})
-    assert spec["disruption"] == {
+    # No `disruption` block: Karpenter's CRD defaults (WhenEmptyOrUnderutilized after 0s,
+    # 10% of nodes at a time) apply, as in upstream's examples; `{}` writes them out.
+    args = {"node_class": node_class(), "instance_families": ["m5", "c5"]}
+    spec = node_pool_spec(args)
+    assert "disruption" not in spec
+    assert "taints" not in spec["template"]["spec"]
+    assert node_pool_spec({**args, "disruption": {}})["disruption"] == {
         "consolidateAfter": "0s",
         "consolidationPolicy": "WhenEmptyOrUnderutilized",
     }
-    assert "taints" not in spec["template"]["spec"]
+
+
+def test_when_empty_of_an_accelerator_pool_is_overridden_by_disruption() -> None:
+    spec = node_pool_spec(
+        {
+            **gpu_args(),
+            "disruption": {
+                "consolidation_policy": "WhenEmptyOrUnderutilized",
+                "consolidate_after": "1h",
+                "budgets": [{"nodes": "1"}],
+            },
+        }
+    )
+    assert spec["disruption"] == {
+        "budgets": [{"nodes": "1"}],
+        "consolidateAfter": "1h",
+        "consolidationPolicy": "WhenEmptyOrUnderutilized",
+    }
+    # Only the policy given: the accelerator pool's 10m stays.
+    spec = node_pool_spec({**gpu_args(), "disruption": {"consolidation_policy": "Balanced"}})
+    assert spec["disruption"] == {"consolidateAfter": "10m", "consolidationPolicy": "Balanced"}
+    spec = node_pool_spec({**gpu_args(), "disruption": {"consolidate_after": "Never"}})
+    assert spec["disruption"] == {"consolidateAfter": "Never", "consolidationPolicy": "WhenEmpty"}
 
 
 def test_pool_that_may_launch_cpu_instances_is_not_accelerator_only() -> None:
@@ -251,7 +278,7 @@ def test_pool_that_may_launch_cpu_instances_is_not_accelerator_only() -> None:
     assert spec["template"]["spec"]["taints"] == [
         {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
     ]
-    assert spec["disruption"]["consolidationPolicy"] == "WhenEmptyOrUnderutilized"
+    assert "disruption" not in spec  # a general pool's defaults: Karpenter's
     assert requirement(spec, "karpenter.k8s.aws/instance-gpu-manufacturer") is None
 
 
@@ -396,7 +423,7 @@ RULES: list[tuple[str, dict[str, Any], str, str]] = [
     ("boot volume too big", {"node_class": node_class(boot_volume_gb=20000)}, "node_class.boot_volume_gb", "less than or equal to 16384"),
     ("reserved tag", {"node_class": node_class(tags={"kubernetes.io/cluster/ml": "owned"})}, "node_class.tags", "tag contains a restricted tag matching kubernetes.io/cluster/"),
     ("aws: tag", {"node_class": node_class(tags={"aws:team": "ml"})}, "node_class.tags", "'aws:' prefix"),
-    ("capacity type", {"capacity_types": ["reserved"]}, "capacity_types[0]", "'spot' or 'on-demand'"),
+    ("capacity type", {"capacity_types": ["cheap"]}, "capacity_types[0]", "'spot', 'on-demand' or 'reserved'"),
     ("spot max price", {"spot": {"max_price": 1.5}}, "spot.max_price", "1.5 can't be used: Karpenter can't cap the spot price"),
     ("spot without spot capacity", {"capacity_types": ["on-demand"], "spot": {}}, "spot", "has no 'spot'"),
     ("empty instance types", {"instance_types": []}, "instance_types", "must not be empty"),

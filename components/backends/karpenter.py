@@ -80,12 +80,20 @@ def render_node_class(pool: ResolvedKarpenterPool) -> dict[str, Any]:
         spec["blockDeviceMappings"] = [m.to_manifest() for m in node_class.block_device_mappings]
     elif node_class.boot_volume_gb is not None:
         spec["blockDeviceMappings"] = _block_devices(node_class)
+    if node_class.capacity_reservation_selector_terms is not None:
+        spec["capacityReservationSelectorTerms"] = [
+            t.to_manifest() for t in node_class.capacity_reservation_selector_terms
+        ]
     if node_class.detailed_monitoring is not None:
         spec["detailedMonitoring"] = node_class.detailed_monitoring
     if node_class.instance_profile is not None:
         spec["instanceProfile"] = node_class.instance_profile
     if node_class.instance_store_policy is not None:
         spec["instanceStorePolicy"] = node_class.instance_store_policy
+    if node_class.network_interfaces is not None:
+        spec["networkInterfaces"] = [i.to_manifest() for i in node_class.network_interfaces]
+    if node_class.placement_group is not None:
+        spec["placementGroupSelector"] = node_class.placement_group.to_manifest()
     if node_class.role is not None:
         spec["role"] = node_class.role
     spec["securityGroupSelectorTerms"] = [
@@ -99,9 +107,16 @@ def render_node_class(pool: ResolvedKarpenterPool) -> dict[str, Any]:
     return {
         "apiVersion": NODE_CLASS_API_VERSION,
         "kind": NODE_CLASS_KIND,
-        "metadata": {"name": pool.node_class_name},
+        "metadata": _metadata(pool.node_class_name, node_class.annotations),
         "spec": spec,
     }
+
+
+def _metadata(name: str, annotations: dict[str, str]) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"name": name}
+    if annotations:
+        metadata["annotations"] = dict(annotations)
+    return metadata
 
 
 def render_node_pool(pool: ResolvedKarpenterPool) -> dict[str, Any]:
@@ -122,26 +137,30 @@ def render_node_pool(pool: ResolvedKarpenterPool) -> dict[str, Any]:
     if pool.termination_grace_period is not None:
         template_spec["terminationGracePeriod"] = pool.termination_grace_period
 
-    disruption: dict[str, Any] = {
-        "consolidateAfter": pool.consolidate_after,
-        "consolidationPolicy": pool.consolidation_policy,
-    }
-    if pool.budgets is not None:
-        disruption["budgets"] = [
-            budget.model_dump(exclude_none=True, by_alias=True) for budget in pool.budgets
-        ]
-    spec: dict[str, Any] = {"disruption": disruption}
+    spec: dict[str, Any] = {}
+    if pool.write_disruption:
+        disruption: dict[str, Any] = {
+            "consolidateAfter": pool.consolidate_after,
+            "consolidationPolicy": pool.consolidation_policy,
+        }
+        if pool.budgets is not None:
+            disruption["budgets"] = [
+                budget.model_dump(exclude_none=True, by_alias=True) for budget in pool.budgets
+            ]
+        spec["disruption"] = disruption
     if pool.limits:
         spec["limits"] = dict(pool.limits)
     if pool.replicas is not None:
         spec["replicas"] = pool.replicas
-    spec["template"] = {"metadata": {"labels": dict(pool.labels)}, "spec": template_spec}
+    # No empty `metadata: {labels: {}}` (identity_label false, no labels), as upstream writes.
+    template: dict[str, Any] = {"metadata": {"labels": dict(pool.labels)}} if pool.labels else {}
+    spec["template"] = {**template, "spec": template_spec}
     if pool.weight is not None:
         spec["weight"] = pool.weight
     return {
         "apiVersion": NODE_POOL_API_VERSION,
         "kind": "NodePool",
-        "metadata": {"name": pool.pool_name},
+        "metadata": _metadata(pool.pool_name, pool.annotations),
         "spec": spec,
     }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pulumi
@@ -38,17 +39,25 @@ def _under(prefix: str, issue: Issue) -> Issue:
     return Issue(join_path(prefix, issue.path), issue.message)
 
 
+# The extended resource the EFA device plugin advertises (Karpenter's ResourceEFA).
+EFA_RESOURCE = "vpc.amazonaws.com/efa"
+
+
 def karpenter_scheduling(pool: ResolvedKarpenterPool) -> SchedulingInfo:
     """Select the NodePool by `karpenter.sh/nodepool` (so Karpenter launches from this pool
     and no other) as well as by the identity label; tolerate its taints (not its startup
-    taints, which are gone before pods land); request its accelerator."""
-    return SchedulingInfo.for_pool(
+    taints, which are gone before pods land); request its accelerator, and an EFA device
+    when the pool is for EFA (`efa`): Karpenter then launches only types that offer one."""
+    info = SchedulingInfo.for_pool(
         pool.pool_name,
         pool.taints,
         pool.accelerator,
         extra_selector={NODEPOOL_LABEL: pool.pool_name},
         identity_label=pool.identity_label,
     )
+    if not pool.efa:
+        return info
+    return replace(info, limits=dict(sorted({**info.limits, EFA_RESOURCE: 1}.items())))
 
 
 @documented(KarpenterNodePoolArgs)

@@ -18,7 +18,7 @@ from nodepools.specs.accelerators import (
 )
 from nodepools.specs.base import Issue, NestedIssues, PathError, SpecModel
 from nodepools.specs.instance_checks import ec2_instance_types
-from nodepools.specs.karpenter_node_class import NodeClassArgs
+from nodepools.specs.karpenter_node_class import Annotations, NodeClassArgs
 from nodepools.specs.karpenter_requirements import (
     MAX_REQUIREMENTS,
     NodeRequirement,
@@ -276,11 +276,15 @@ class KarpenterNodePoolArgs(SpecModel):
         validate_default=True,
         description="Name of an existing EC2NodeClass to use instead. Default None.",
     )
-    capacity_types: list[Literal["spot", "on-demand"]] | None = Field(
+    capacity_types: list[Literal["spot", "on-demand", "reserved"]] | None = Field(
         default=None,
-        description="Capacity types Karpenter may launch. Default None: `[spot]` when `spot` "
-        "is set, else `[on-demand]`, written as a `karpenter.sh/capacity-type` requirement; "
-        "`[]` writes none (Karpenter's own default, on-demand), as many upstream examples do.",
+        description="Capacity types Karpenter may launch: `spot`, `on-demand`, `reserved` "
+        "(capacity reservations and capacity blocks the node class selects with "
+        "`capacity_reservation_selector_terms`; Karpenter uses them first). Default None: "
+        "`[spot]` when `spot` is set, else `[on-demand]`, written as a "
+        "`karpenter.sh/capacity-type` requirement; `[]` writes none (Karpenter's own "
+        "default, on-demand, as many upstream examples do) and leaves the key to "
+        "`requirements`.",
     )
     spot: Spot | None = Field(
         default=None,
@@ -314,7 +318,8 @@ class KarpenterNodePoolArgs(SpecModel):
     gpu_manufacturers: list[Literal["nvidia", "amd"]] | None = Field(
         default=None,
         description="GPU makers (`karpenter.k8s.aws/instance-gpu-manufacturer`). Default None: "
-        "`[nvidia]` when another GPU requirement or a GPU category leaves the maker open.",
+        "`[nvidia]` when another GPU requirement or a GPU category leaves the maker open "
+        "(a requirement of yours on that key replaces it).",
     )
     gpu_names: LowercaseValues | None = Field(
         default=None,
@@ -351,7 +356,9 @@ class KarpenterNodePoolArgs(SpecModel):
         default_factory=list[Taint],
         description="Node taints; default []. An accelerator-only pool adds "
         "`<accelerator resource>=true:NoSchedule` (a taint with the same key and effect "
-        "replaces it); a pool that may launch accelerator and CPU instances must list it.",
+        "replaces it) unless `taints: []` is given explicitly, which means no taint at all "
+        "(the policy pack's mandatory `accelerator-pool-tainted` then reports the pool); a "
+        "pool that may launch accelerator and CPU instances must list it.",
     )
     startup_taints: Taints = Field(
         default_factory=list[Taint],
@@ -364,9 +371,13 @@ class KarpenterNodePoolArgs(SpecModel):
         "accelerators (`nvidia.com/gpu`, `aws.amazon.com/neuron`, ...); required for the "
         "accelerator the pool can launch. Default {} (none).",
     )
-    disruption: Disruption = Field(
-        default_factory=Disruption,
-        description="Consolidation and disruption budgets; default {} (see `Disruption`).",
+    disruption: Disruption | None = Field(
+        default=None,
+        description="Consolidation and disruption budgets (see `Disruption`). Default None: "
+        "accelerator-only pools get `{consolidationPolicy: WhenEmpty, consolidateAfter: 10m}`, "
+        "other pools no `disruption` block (Karpenter's defaults: WhenEmptyOrUnderutilized "
+        "after 0s, 10% of nodes at a time), as upstream's examples write it. Any value "
+        "given, `{}` included, writes the block with those defaults filled in.",
     )
     replicas: int | None = Field(
         default=None,
@@ -389,6 +400,18 @@ class KarpenterNodePoolArgs(SpecModel):
         default=None,
         description="How long a draining node waits for pods before it is terminated anyway. "
         "Default None (wait for every pod).",
+    )
+    efa: bool = Field(
+        default=False,
+        description="The pods use Elastic Fabric Adapter: the scheduling info requests "
+        "`vpc.amazonaws.com/efa: 1`, so Karpenter launches only instance types that offer EFA "
+        "(it has no well-known label for EFA to write as a requirement); give the node class "
+        "its `network_interfaces` and `placement_group` as EFA needs them. Default false.",
+    )
+    annotations: Annotations = Field(
+        default_factory=dict,
+        description="`metadata.annotations` of the NodePool, e.g. `kubernetes.io/description`. "
+        "Default {}.",
     )
     pool_name: PoolName | None = Field(
         default=None,
@@ -449,7 +472,7 @@ class KarpenterNodePoolArgs(SpecModel):
             set_by = [
                 name
                 for name in ((arg, "spot") if arg == "capacity_types" else (arg,))
-                if name is not None and info.data.get(name) is not None
+                if name is not None and info.data.get(name) not in (None, [])
             ]
             if set_by:
                 issues.append(
@@ -469,7 +492,9 @@ class KarpenterNodePoolArgs(SpecModel):
     @classmethod
     def _set(cls, values: list[str] | None, info: ValidationInfo) -> list[str] | None:
         if values == [] and info.field_name == "capacity_types":
-            return []  # write no capacity-type requirement: Karpenter then launches on-demand
+            # No capacity-type requirement of ours: Karpenter's default (on-demand), or the
+            # user's own requirement on the key.
+            return []
         return None if values is None else _unique_sorted(values)
 
     @field_validator("spot")

@@ -26,6 +26,14 @@ _PROFILE_NAME = re.compile(r"^[\w+=,.@-]{1,128}$", re.ASCII)
 _ALIAS = re.compile(r"^(?P<family>[a-zA-Z0-9]+)@(?P<version>.+)$")
 _ALIAS_FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
 _ALIAS_MAX = 30
+# EC2 image names: 3 to 128 letters, digits and `()[] ./-'@_` (RegisterImage). A selector
+# term's name is an EC2 DescribeImages `name` filter, where `*` and `?` are wildcards; a
+# pattern with a wildcard may be shorter than a name (`*` selects every name).
+_AMI_NAME = re.compile(r"^[A-Za-z0-9()\[\] ./\-'@_*?]+$")
+_AMI_NAME_LENGTH = (3, 128)
+# The CRD's capacityReservationSelectorTerms[] patterns.
+_RESERVATION_ID = re.compile(r"^cr-[0-9a-z]+$")
+_OWNER_ID = re.compile(r"^[0-9]{12}$")
 
 
 def _selector_term(tags: dict[str, str]) -> dict[str, str]:
@@ -94,8 +102,10 @@ class AmiSelectorTerm(SpecModel):
     id: str | None = Field(
         default=None, pattern=r"^ami-[0-9a-z]+$", description="AMI id. Default None."
     )
-    name: KubeObjectName | None = Field(
-        default=None, description="AMI name (wildcards allowed). Default None."
+    name: str | None = Field(
+        default=None,
+        description="AMI name as EC2 names images (3..128 letters, digits and `()[] ./-'@_`), "
+        "or a pattern with `*`/`?` wildcards, e.g. `amazon-eks-node-al2023-*`. Default None.",
     )
     owner: str | None = Field(
         default=None, description="AMI owner: an account id, `self` or `amazon`. Default None."
@@ -106,6 +116,20 @@ class AmiSelectorTerm(SpecModel):
     ssm_parameter: str | None = Field(
         default=None, description="SSM parameter holding the AMI id. Default None."
     )
+
+    @field_validator("name")
+    @classmethod
+    def _ami_name(cls, name: str | None) -> str | None:
+        if name is None:
+            return None
+        least = 1 if ("*" in name or "?" in name) else _AMI_NAME_LENGTH[0]
+        if not least <= len(name) <= _AMI_NAME_LENGTH[1] or not _AMI_NAME.fullmatch(name):
+            raise ValueError(
+                f"{name!r} is not an EC2 AMI name: {_AMI_NAME_LENGTH[0]} to "
+                f'{_AMI_NAME_LENGTH[1]} letters, digits and "()[] ./-\'@_" characters, with '
+                "`*` or `?` as wildcards"
+            )
+        return name
 
     @model_validator(mode="after")
     def _something(self) -> AmiSelectorTerm:
@@ -122,6 +146,159 @@ class AmiSelectorTerm(SpecModel):
         if self.ssm_parameter is not None:
             term["ssmParameter"] = self.ssm_parameter
         return term
+
+
+def _annotations(annotations: dict[str, str]) -> dict[str, str]:
+    from nodepools.validation.names import ANNOTATIONS_MAX_BYTES, is_qualified_name
+
+    for key in annotations:
+        # The API server lowers annotation keys before checking them (objectmeta.go).
+        if problems := is_qualified_name(key.lower()):
+            raise ValueError(f"annotation key {key!r}: {problems[0]}")
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
+    if size > ANNOTATIONS_MAX_BYTES:
+        raise ValueError(
+            f"annotations take {size} bytes; the API server allows {ANNOTATIONS_MAX_BYTES}"
+        )
+    return dict(sorted(annotations.items()))
+
+
+# `metadata.annotations` of an object, as the API server checks them.
+Annotations = Annotated[dict[str, str], AfterValidator(_annotations)]
+
+
+class CapacityReservationTerm(SpecModel):
+    """One `capacityReservationSelectorTerms[]` entry: a reservation id, or tags (optionally
+    of one owner account) and/or the reservations' instance match criteria."""
+
+    id: str | None = Field(
+        default=None, description="Capacity reservation id, `cr-...`. Default None."
+    )
+    tags: dict[str, str] | None = Field(
+        default=None,
+        description="Tags the reservations must all have (`*` matches any value). Default None.",
+    )
+    owner_id: str | None = Field(
+        default=None,
+        description="12-digit account id owning the reservations (with `tags`). Default None.",
+    )
+    instance_match_criteria: Literal["open", "targeted"] | None = Field(
+        default=None,
+        description="`open` or `targeted` reservations. Default None (either).",
+    )
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str | None) -> str | None:
+        if value is not None and not _RESERVATION_ID.fullmatch(value):
+            raise ValueError(f"{value!r} is not a capacity reservation id such as 'cr-0123abcd'")
+        return value
+
+    @field_validator("owner_id")
+    @classmethod
+    def _owner(cls, value: str | None) -> str | None:
+        if value is not None and not _OWNER_ID.fullmatch(value):
+            raise ValueError(f"{value!r} is not a 12-digit AWS account id")
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, tags: dict[str, str] | None) -> dict[str, str] | None:
+        return None if tags is None else _selector_term(tags)
+
+    @model_validator(mode="after")
+    def _crd_rules(self) -> CapacityReservationTerm:
+        # The CRD's rules on the terms, in its words.
+        if self.id is None and self.tags is None and self.instance_match_criteria is None:
+            raise ValueError(
+                "expected at least one, got none, ['tags', 'id', 'instanceMatchCriteria']"
+            )
+        if self.id is not None and (
+            self.tags is not None
+            or self.owner_id is not None
+            or self.instance_match_criteria is not None
+        ):
+            raise ValueError(
+                f"'id' ({self.id!r}) is mutually exclusive, cannot be set along with other "
+                "fields in a capacity reservation selector term"
+            )
+        return self
+
+    def to_manifest(self) -> dict[str, Any]:
+        term: dict[str, Any] = {}
+        if self.id is not None:
+            term["id"] = self.id
+        if self.instance_match_criteria is not None:
+            term["instanceMatchCriteria"] = self.instance_match_criteria
+        if self.owner_id is not None:
+            term["ownerID"] = self.owner_id
+        if self.tags is not None:
+            term["tags"] = dict(self.tags)
+        return term
+
+
+class PlacementGroup(SpecModel):
+    """`placementGroupSelector`: the placement group every instance of the class goes to."""
+
+    id: str | None = Field(
+        default=None, pattern=r"^pg-[0-9a-z]+$", description="Placement group id. Default None."
+    )
+    name: str | None = Field(
+        default=None, min_length=1, description="Placement group name. Default None."
+    )
+
+    @model_validator(mode="after")
+    def _one(self) -> PlacementGroup:
+        if (self.id is None) == (self.name is None):
+            raise ValueError("give exactly one of `id` or `name` of the placement group")
+        return self
+
+    def to_manifest(self) -> dict[str, str]:
+        return {"id": self.id} if self.id is not None else {"name": self.name or ""}
+
+
+class NetworkInterface(SpecModel):
+    """`networkInterfaces[]`: an ENI Karpenter puts in the launch template, e.g. the EFA-only
+    interfaces of an EFA node."""
+
+    network_card_index: int = Field(ge=0, description="Network card index. Required.")
+    device_index: int = Field(ge=0, description="Device index on that card. Required.")
+    interface_type: Literal["interface", "efa-only"] = Field(
+        description="`interface` (an ENA interface, with an IP) or `efa-only`. Required."
+    )
+
+    def to_manifest(self) -> dict[str, Any]:
+        return {
+            "deviceIndex": self.device_index,
+            "interfaceType": self.interface_type,
+            "networkCardIndex": self.network_card_index,
+        }
+
+
+def _network_interfaces(interfaces: list[NetworkInterface]) -> list[NetworkInterface]:
+    # The CRD's two rules on the list, in its words.
+    if interfaces and not any(
+        i.device_index == 0 and i.network_card_index == 0 and i.interface_type == "interface"
+        for i in interfaces
+    ):
+        raise ValueError(
+            "networkInterfaces must include a primary interface with interfaceType='interface' "
+            "(network card 0, device 0)"
+        )
+    seen: set[tuple[int, int]] = set()
+    efa_cards: set[int] = set()
+    for i in interfaces:
+        pair = (i.network_card_index, i.device_index)
+        if pair in seen or (i.interface_type == "efa-only" and i.network_card_index in efa_cards):
+            raise ValueError(
+                "networkInterfaces must not have duplicate networkCardIndex and deviceIndex "
+                f"pairs, and can have at most one efa device per network card (card {pair[0]}, "
+                f"device {pair[1]})"
+            )
+        seen.add(pair)
+        if i.interface_type == "efa-only":
+            efa_cards.add(i.network_card_index)
+    return interfaces
 
 
 class EbsVolume(SpecModel):
@@ -281,6 +458,35 @@ class NodeClassArgs(SpecModel):
         max_length=50,
         description="The volumes, written exactly as given (`encrypted` as you set it); instead "
         "of `boot_volume_gb`. Default None.",
+    )
+    capacity_reservation_selector_terms: list[CapacityReservationTerm] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=30,
+        description="On-demand capacity reservations and capacity blocks the class may launch "
+        "into (`capacityReservationSelectorTerms`, ORed): `{id}`, or `{tags, owner_id, "
+        "instance_match_criteria}`. Pools using it need the `reserved` capacity type, and "
+        "Karpenter the `ReservedCapacity` feature gate. Default None.",
+    )
+    placement_group: PlacementGroup | None = Field(
+        default=None,
+        description="`placementGroupSelector`: `{id}` or `{name}` of the placement group every "
+        "instance joins (a cluster placement group for EFA training). Default None.",
+    )
+    network_interfaces: Annotated[
+        list[NetworkInterface] | None,
+        AfterValidator(lambda v: None if v is None else _network_interfaces(v)),
+    ] = Field(
+        default=None,
+        max_length=150,
+        description="`networkInterfaces`: the ENIs of each instance, e.g. the primary "
+        "`interface` on card 0 plus one `efa-only` interface per network card for EFA. "
+        "Default None (Karpenter's: one primary interface, EFA as the instance type offers).",
+    )
+    annotations: Annotations = Field(
+        default_factory=dict,
+        description="`metadata.annotations` of the EC2NodeClass, e.g. "
+        "`kubernetes.io/description`. Default {}.",
     )
     instance_store_policy: Literal["RAID0"] | None = Field(
         default=None,

@@ -34,6 +34,7 @@ from nodepools.specs.karpenter_args import (
     NEURON_NAME_LABEL,
     WHOLE_UNIT_LIMITS,
     Budget,
+    Disruption,
     KarpenterNodePoolArgs,
 )
 from nodepools.specs.karpenter_node_class import NodeClassArgs
@@ -83,6 +84,10 @@ class ResolvedKarpenterPool:
     identity_label: bool
     termination_grace_period: str | None
     profile: AcceleratorProfile = field(default_factory=AcceleratorProfile)
+    # Write `spec.disruption` (given, or our accelerator default); else Karpenter's defaults.
+    write_disruption: bool = True
+    efa: bool = False
+    annotations: dict[str, str] = field(default_factory=dict[str, str])
     instances: str = "any"  # what may be launched, for people (plan's capacity table)
 
     @property
@@ -287,6 +292,46 @@ def _at_origin(issue: Issue, origin: dict[str, str]) -> Issue:
     return issue
 
 
+def _capacity_types(args: KarpenterNodePoolArgs) -> tuple[tuple[str, ...], str]:
+    """The capacity types the pool may launch, and the arg that says so."""
+    for index, requirement in enumerate(args.requirements):
+        if requirement.key == CAPACITY_TYPE_LABEL and requirement.operator == "In":
+            return tuple(sorted(requirement.values)), f"requirements[{index}].values"
+    if args.capacity_types:
+        return tuple(args.capacity_types), "capacity_types"
+    return ("spot",) if args.spot else ("on-demand",), "capacity_types"
+
+
+def _reservation_issues(
+    args: KarpenterNodePoolArgs, capacity_types: tuple[str, ...], path: str, issues: list[Issue]
+) -> None:
+    """Reserved capacity needs reservations the node class selects, and selected reservations
+    need a pool that may use them. An existing node class (`node_class_name`) is not known
+    here, so only a class the pool creates is checked."""
+    node_class = args.node_class
+    if node_class is None:
+        return
+    terms = node_class.capacity_reservation_selector_terms
+    if capacity_types == ("reserved",) and terms is None:
+        issues.append(
+            Issue(
+                path,
+                f"{list(capacity_types)!r}: the pool may launch only into capacity reservations, "
+                "but `node_class.capacity_reservation_selector_terms` selects none, so it could "
+                "never launch a node; select the reservations there, or add 'on-demand'",
+            )
+        )
+    elif terms is not None and "reserved" not in capacity_types:
+        issues.append(
+            Issue(
+                "node_class.capacity_reservation_selector_terms",
+                f"selects capacity reservations, but the pool's capacity types "
+                f"{list(capacity_types)!r} (`{path}`) have no 'reserved', so Karpenter would "
+                "never launch into them; add 'reserved'",
+            )
+        )
+
+
 def resolve_karpenter_pool(
     args: KarpenterNodePoolArgs, component_name: str, subject: str | None = None
 ) -> ResolvedKarpenterPool:
@@ -301,21 +346,17 @@ def resolve_karpenter_pool(
     _accelerator_issues(folded, profile, issues)
     issues[reported:] = [_at_origin(issue, origin) for issue in issues[reported:]]
     _limit_issues(args.limits, profile, issues)
+    capacity_types, capacity_path = _capacity_types(args)
+    _reservation_issues(args, capacity_types, capacity_path, issues)
     if issues:
         raise SpecError(subject or f"KarpenterNodePool {component_name!r}", issues)
 
-    capacity_requirement = next(
-        (r for r in args.requirements if r.key == CAPACITY_TYPE_LABEL and r.operator == "In"), None
-    )
-    capacity_types = tuple(
-        sorted(capacity_requirement.values)
-        if capacity_requirement
-        else args.capacity_types or (["spot"] if args.spot else ["on-demand"])
-    )
     default_taints: list[Taint] = []
-    if profile.resource is not None:
+    # `taints: []` said explicitly means no taint at all, the accelerator's included.
+    no_taints = "taints" in args.model_fields_set and not args.taints
+    if profile.resource is not None and not no_taints:
         default_taints.append(accelerator_taint(Accelerator(resource=profile.resource, count=1)))
-    disruption = args.disruption
+    disruption = args.disruption or Disruption()
     gpu_pool = profile.accelerator_only
     return ResolvedKarpenterPool(
         component_name=component_name,
@@ -347,4 +388,7 @@ def resolve_karpenter_pool(
         termination_grace_period=args.termination_grace_period,
         profile=profile,
         instances=_describe_instances(folded),
+        write_disruption=args.disruption is not None or gpu_pool,
+        efa=args.efa,
+        annotations=dict(args.annotations),
     )
