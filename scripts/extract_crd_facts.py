@@ -12,12 +12,23 @@ Usage (from the repository root)::
     python scripts/extract_crd_facts.py            # regenerate the packaged facts
     python scripts/extract_crd_facts.py --check    # exit 1 if the packaged facts are stale
     python scripts/extract_crd_facts.py DIR_OR_YAML ... [--out DIR]
+    python scripts/extract_crd_facts.py --also KUEUE_CRDS    # the shared CRDs plus these
 
 Without paths it reads ``../shared/crds/karpenter-v1.14.1/*.yaml`` and
 ``../shared/crds/kueue-v0.19.2/*.yaml`` next to the repository (the nearest ancestor
-folder holding ``shared/crds``). Only the kinds the
-validator covers are written (see ``COVERED_KINDS``); other CRDs in those folders are
-skipped.
+folder holding ``shared/crds``); ``--also`` adds more CRD files or folders to those. Only
+the kinds the validator covers are written (see ``COVERED_KINDS``); other CRDs in those
+folders are skipped.
+
+Kueue's admission-check kinds (``EXTRA_KINDS``: AdmissionCheck, ProvisioningRequestConfig,
+MultiKueueConfig, MultiKueueCluster) are not in ``../shared/crds``. Their CRDs are
+kubernetes-sigs/kueue ``config/components/crd/bases/kueue.x-k8s.io_<plural>.yaml`` at tag
+v0.19.2 (commit 8eab68778fc1b52affe165fdf5af29d1e9b4f3cb), put in a folder named
+``kueue-v0.19.2`` (its name is the recorded release) and given with ``--also``; e.g. from a
+clone: ``git -C kueue show v0.19.2:config/components/crd/bases/kueue.x-k8s.io_admissionchecks.yaml
+> /tmp/kueue-v0.19.2/kueue.x-k8s.io_admissionchecks.yaml``. When they are not among the
+sources, their packaged facts are kept as they are (and ``--check`` says it did not
+check them).
 
 The script refuses schema keywords the validator does not implement, so a new CRD
 release can never be validated with a constraint silently missing: extend the
@@ -51,6 +62,20 @@ COVERED_KINDS = frozenset(
         ("kueue.x-k8s.io", "Cohort"),
         ("kueue.x-k8s.io", "WorkloadPriorityClass"),
         ("kueue.x-k8s.io", "Topology"),
+        ("kueue.x-k8s.io", "AdmissionCheck"),
+        ("kueue.x-k8s.io", "ProvisioningRequestConfig"),
+        ("kueue.x-k8s.io", "MultiKueueConfig"),
+        ("kueue.x-k8s.io", "MultiKueueCluster"),
+    }
+)
+# Covered kinds whose CRDs are not in ../shared/crds (see the module docstring): their
+# packaged facts stay when a run's sources do not include them.
+EXTRA_KINDS = frozenset(
+    {
+        ("kueue.x-k8s.io", "AdmissionCheck"),
+        ("kueue.x-k8s.io", "ProvisioningRequestConfig"),
+        ("kueue.x-k8s.io", "MultiKueueConfig"),
+        ("kueue.x-k8s.io", "MultiKueueCluster"),
     }
 )
 
@@ -214,25 +239,47 @@ def build(sources: list[Path]) -> dict[str, str]:
     missing = COVERED_KINDS - {
         (json.loads(text)["group"], json.loads(text)["kind"]) for text in rendered.values()
     }
-    if missing:
-        raise SystemExit(f"CRDs not found for: {sorted(missing)}")
+    if missing - EXTRA_KINDS:
+        raise SystemExit(f"CRDs not found for: {sorted(missing - EXTRA_KINDS)}")
     return rendered
+
+
+def kept_files(rendered: dict[str, str], existing: dict[str, str]) -> set[str]:
+    """Packaged fact files of EXTRA_KINDS that this run's sources did not regenerate."""
+    kept: set[str] = set()
+    for name, text in existing.items():
+        if name in rendered:
+            continue
+        facts = json.loads(text)
+        if (facts.get("group"), facts.get("kind")) in EXTRA_KINDS:
+            kept.add(name)
+    return kept
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("sources", nargs="*", type=Path, help="CRD YAML files or folders")
+    parser.add_argument(
+        "--also",
+        type=Path,
+        action="append",
+        default=[],
+        help="more CRD YAML files or folders, read with the default (or given) sources",
+    )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument(
         "--check", action="store_true", help="compare with the packaged facts, write nothing"
     )
     args = parser.parse_args(argv)
-    rendered = build(args.sources or default_sources())
+    rendered = build([*(args.sources or default_sources()), *args.also])
 
     existing = {p.name: p.read_text(encoding="utf-8") for p in args.out.glob("*.json")}
+    kept = kept_files(rendered, existing)
     if args.check:
         stale = sorted(name for name in rendered if existing.get(name) != rendered[name])
-        extra = sorted(set(existing) - set(rendered))
+        extra = sorted(set(existing) - set(rendered) - kept)
+        for name in sorted(kept):
+            print(f"not checked (its CRD is not among the sources; see --also): {name}")
         for name in stale:
             print(f"stale: {args.out / name}", file=sys.stderr)
         for name in extra:
@@ -244,7 +291,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     args.out.mkdir(parents=True, exist_ok=True)
-    for name in sorted(set(existing) - set(rendered)):
+    for name in sorted(set(existing) - set(rendered) - kept):
         (args.out / name).unlink()
     for name, text in sorted(rendered.items()):
         (args.out / name).write_text(text, encoding="utf-8")

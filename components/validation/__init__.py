@@ -9,7 +9,8 @@ from a cluster or from ``../shared``.
 
 Known kinds: Karpenter ``karpenter.sh/v1`` NodePool and ``karpenter.k8s.aws/v1``
 EC2NodeClass (v1.14.1); Kueue ``kueue.x-k8s.io/v1beta2`` ResourceFlavor, ClusterQueue,
-LocalQueue, Cohort and WorkloadPriorityClass (v0.19.2). Manifests of any other
+LocalQueue, Cohort, WorkloadPriorityClass, Topology, AdmissionCheck,
+ProvisioningRequestConfig, MultiKueueConfig and MultiKueueCluster (v0.19.2). Manifests of any other
 apiVersion/kind are not validated: `validate_manifest` returns ``[]`` for them.
 
 Where this is stricter than the API server: a field the schema does not declare is

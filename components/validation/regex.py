@@ -14,6 +14,10 @@ meaning:
   ``\\x{10FFFF}`` is a code point; ``[[:alpha:]]`` is a POSIX class.
 - ``x{,3}`` is a literal in RE2 and a repetition in Python.
 - ``(?<name>...)`` is RE2's newer spelling of ``(?P<name>...)``.
+- ``(?i)`` after the start (e.g. Kueue's ``^(?i)[a-z]...$``) sets the flag until the end of
+  the enclosing group in RE2; Python 3.11 refuses global flags there. -> ``(?i:...)`` up
+  to that group's end (a ``|`` after the flag in the same group is refused: the scoped
+  group would change what the alternatives are).
 
 Syntax RE2 rejects (backreferences, lookaround, possessive quantifiers) and RE2
 syntax Python cannot express (Unicode classes ``\\pL``, ungreedy flag ``U``, flags in the
@@ -95,6 +99,9 @@ class _Translator:
         self.pos = 0
         self.out: list[str] = []
         self.multiline = False
+        # Per open group (index 0: the whole pattern): scoped flag groups opened for a
+        # mid-pattern `(?flags)`, closed where the enclosing group ends.
+        self.flag_scopes: list[int] = [0]
 
     def fail(self, why: str) -> UnsupportedRegex:
         return UnsupportedRegex(f"RE2 pattern {self.src!r} at offset {self.pos}: {why}")
@@ -110,6 +117,13 @@ class _Translator:
                 self.out.append(self.char_class())
             elif ch == "(":
                 self.out.append(self.group_open())
+            elif ch == ")":
+                self.out.append(
+                    ")" * self.flag_scopes.pop() + ")" if len(self.flag_scopes) > 1 else ")"
+                )
+                self.pos += 1
+            elif ch == "|" and self.flag_scopes[-1]:
+                raise self.fail("'|' after a mid-pattern flag group is not supported")
             elif ch == "$":
                 self.out.append("$" if self.multiline else "\\Z")
                 self.pos += 1
@@ -120,7 +134,7 @@ class _Translator:
             else:
                 self.out.append(ch)
                 self.pos += 1
-        return "".join(self.out)
+        return "".join(self.out) + ")" * self.flag_scopes[0]
 
     def leading_flags(self) -> None:
         match = re.match(r"\(\?([imsU]+)\)", self.src)
@@ -163,6 +177,13 @@ class _Translator:
 
     def group_open(self) -> str:
         src, pos = self.src, self.pos
+        flags = re.match(r"\(\?([is]+)\)", src[pos:])
+        if flags:
+            # A mid-pattern flag: scoped to the rest of the enclosing group.
+            self.pos += flags.end()
+            self.flag_scopes[-1] += 1
+            return f"(?{flags.group(1)}:"
+        self.flag_scopes.append(0)
         if not src.startswith("(?", pos):
             self.pos += 1
             return "("

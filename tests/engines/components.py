@@ -74,7 +74,16 @@ def oke_cluster_autoscaler() -> None:
     from nodepools import GpuSpotPool, MachinePool
     from nodepools.pools.oke_autoscaler import OkeClusterAutoscaler
 
-    cpu = MachinePool("cpu", {"cluster": OKE, "instance_type": "VM.Standard.E4.Flex", "ocpus": 4, "memory_gb": 32, **AUTOSCALED})  # fmt: skip
+    cpu = MachinePool(
+        "cpu",
+        {
+            "cluster": OKE,
+            "instance_type": "VM.Standard.E4.Flex",
+            "ocpus": 4,
+            "memory_gb": 32,
+            **AUTOSCALED,
+        },
+    )
     gpu = GpuSpotPool("gpu", {"cluster": OKE, "instance_type": "VM.GPU.A10.1"})
     OkeClusterAutoscaler.for_pools("oke-autoscaler", [gpu, cpu])
 
@@ -113,6 +122,107 @@ def karpenter_node_pool() -> None:
 
     KarpenterNodePool("gpu", KARPENTER_GPU)
     KarpenterNodePool("existing", {"node_class_name": "default"})
+
+
+def karpenter_node_pool_wired() -> None:
+    """A reserved-capacity EFA pool whose node role comes from another resource (unknown in
+    preview), as a NodeRole component's `role_name` would."""
+    import pulumi_aws as aws
+    from nodepools import KarpenterNodePool
+
+    role = aws.iam.Role("karpenter-nodes", assume_role_policy="{}")
+    KarpenterNodePool(
+        "h100",
+        {
+            "node_class": {
+                **KARPENTER_GPU["node_class"],
+                "role": role.name,
+                "capacity_reservation_selector_terms": [{"tags": {"team": "ml"}}],
+                "placement_group": {"name": "training"},
+            },
+            "capacity_types": ["reserved", "on-demand"],
+            "instance_types": ["p5.48xlarge"],
+            "limits": {"nvidia.com/gpu": 16},
+            "efa": True,
+        },
+    )
+
+
+def kueue_queues() -> None:
+    from nodepools import KueueQueues
+
+    flavor = "default-flavor"
+    quota = [{"name": "cpu", "nominalQuota": 9}, {"name": "memory", "nominalQuota": "36Gi"}]
+    group = {
+        "coveredResources": ["cpu", "memory"],
+        "flavors": [{"name": flavor, "resources": quota}],
+    }
+    KueueQueues(
+        "queues",
+        {
+            "resource_flavors": [{"name": flavor}],
+            "cluster_queues": [
+                {
+                    "name": "cluster-queue",
+                    "spec": {
+                        "namespaceSelector": {},
+                        "resourceGroups": [group],
+                        "admissionChecksStrategy": {
+                            "admissionChecks": [{"name": "prov"}, {"name": "mk"}]
+                        },
+                    },
+                }
+            ],
+            "local_queues": [
+                {
+                    "name": "user-queue",
+                    "namespace": "default",
+                    "spec": {"clusterQueue": "cluster-queue"},
+                }
+            ],
+            "admission_checks": [
+                {
+                    "name": "prov",
+                    "spec": {
+                        "controllerName": "kueue.x-k8s.io/provisioning-request",
+                        "parameters": {
+                            "apiGroup": "kueue.x-k8s.io",
+                            "kind": "ProvisioningRequestConfig",
+                            "name": "prov",
+                        },
+                    },
+                },
+                {
+                    "name": "mk",
+                    "spec": {
+                        "controllerName": "kueue.x-k8s.io/multikueue",
+                        "parameters": {
+                            "apiGroup": "kueue.x-k8s.io",
+                            "kind": "MultiKueueConfig",
+                            "name": "mk",
+                        },
+                    },
+                },
+            ],
+            "provisioning_request_configs": [
+                {
+                    "name": "prov",
+                    "spec": {"provisioningClassName": "check-capacity.autoscaling.x-k8s.io"},
+                }
+            ],
+            "multikueue_configs": [{"name": "mk", "spec": {"clusters": ["worker1"]}}],
+            "multikueue_clusters": [
+                {
+                    "name": "worker1",
+                    "spec": {
+                        "clusterSource": {
+                            "kubeConfig": {"locationType": "Secret", "location": "worker1-secret"}
+                        }
+                    },
+                }
+            ],
+        },
+    )
 
 
 def pool_quotas() -> None:
@@ -168,6 +278,8 @@ COMPONENTS: dict[str, Callable[[], None]] = {
     "SharedNodePool/oke": shared_node_pool,
     "Recipe/oke": recipe,
     "KarpenterNodePool": karpenter_node_pool,
+    "KarpenterNodePool/wired": karpenter_node_pool_wired,
+    "KueueQueues": kueue_queues,
     "PoolQuotas": pool_quotas,
     "PoolPlatforms": pool_platforms,
 }

@@ -14,14 +14,10 @@ from nodepools.specs.kueue_objects import KINDS, KueueQueuesArgs
 
 UPSTREAM = Path(__file__).parent / "upstream_kueue"
 FIELDS = {kind: field for field, kind in KINDS.items()}
-# Kinds whose CRDs are not vendored (AdmissionCheck, ProvisioningRequestConfig): a
-# ClusterQueue names its admission checks; the checks themselves are made elsewhere.
-NOT_VENDORED = {"AdmissionCheck", "ProvisioningRequestConfig"}
 
 
 def _documents(name: str) -> list[dict[str, Any]]:
-    docs = [d for d in yaml.safe_load_all((UPSTREAM / name).read_text()) if d]
-    return [d for d in docs if d["kind"] not in NOT_VENDORED]
+    return [d for d in yaml.safe_load_all((UPSTREAM / name).read_text()) if d]
 
 
 def _args(documents: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
@@ -39,7 +35,7 @@ def _args(documents: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
 
 def _order(documents: list[dict[str, Any]]) -> list[dict[str, Any]]:
     rank = list(KINDS.values())
-    return sorted(documents, key=lambda d: rank.index(d["kind"]))
+    return sorted(documents, key=lambda d: rank.index(d["kind"]))  # stable: file order kept
 
 
 EXAMPLES = {
@@ -50,7 +46,14 @@ EXAMPLES = {
     "resource-flavor-empty.yaml": {},
     "admission-fair-sharing-setup.yaml": {},  # StrictFIFO, admissionScope, 2 LQs + weights
     "worker-setup.yaml": {},  # Topology + topologyName
-    "provisioning-setup.yaml": {},  # nvidia.com/gpu covered, admissionChecksStrategy
+    # Every object of the file, the AdmissionCheck and its ProvisioningRequestConfig too.
+    "provisioning-setup.yaml": {},
+    # A MultiKueue manager: AdmissionCheck -> MultiKueueConfig -> MultiKueueClusters (their
+    # kubeconfig Secrets live in Kueue's namespace and are made elsewhere).
+    "multikueue-setup.yaml": {},
+    "manager-setup.yaml": {},  # the same with two workers and a TAS flavor
+    # A third-party controller's check: its parameters are not Kueue's to check.
+    "sample-admission-check.yaml": {},
 }
 
 
@@ -199,3 +202,118 @@ def test_kueue_queues_in_stack_config():
 def test_object_names_are_used_as_they_are_so_they_must_be_kubernetes_names():
     found = _problems({"resource_flavors": [{"name": "Default_Flavor"}]})
     assert "'Default_Flavor' is not a Kubernetes object name" in found["resource_flavors[0].name"]
+
+
+def _kinds(example: str) -> list[str]:
+    return [d["kind"] for d in _documents(example)]
+
+
+def test_the_admission_check_examples_are_reproduced_in_full():
+    # Nothing of the files is left out: every kind they hold is one KueueQueues registers.
+    assert _kinds("provisioning-setup.yaml") == [
+        "ResourceFlavor",
+        "ClusterQueue",
+        "LocalQueue",
+        "AdmissionCheck",
+        "ProvisioningRequestConfig",
+    ]
+    assert sorted(set(_kinds("manager-setup.yaml"))) == [
+        "AdmissionCheck",
+        "ClusterQueue",
+        "LocalQueue",
+        "MultiKueueCluster",
+        "MultiKueueConfig",
+        "ResourceFlavor",
+        "Topology",
+    ]
+
+
+def test_admission_check_references_are_checked():
+    documents = _documents("multikueue-setup.yaml")
+    args = _args(documents)
+    args["multikueue_configs"][0]["spec"] = {"clusters": ["multikueue-test-worker1", "worker9"]}
+    args["admission_checks"].append(
+        {
+            "name": "prov",
+            "spec": {
+                "controllerName": "kueue.x-k8s.io/provisioning-request",
+                "parameters": {
+                    "apiGroup": "kueue.x-k8s.io",
+                    "kind": "MultiKueueConfig",
+                    "name": "multikueue-test",
+                },
+            },
+        }
+    )
+    args["admission_checks"].append(
+        {
+            "name": "prov2",
+            "spec": {
+                "controllerName": "kueue.x-k8s.io/provisioning-request",
+                "parameters": {
+                    "apiGroup": "kueue.x-k8s.io",
+                    "kind": "ProvisioningRequestConfig",
+                    "name": "missing",
+                },
+            },
+        }
+    )
+    args["cluster_queues"][0]["spec"]["admissionChecksStrategy"]["admissionChecks"].append(
+        {"name": "elsewhere"}
+    )
+    found = _problems(args)
+    assert (
+        "'worker9' is not a MultiKueueCluster here (['multikueue-test-worker1'])"
+        in found["multikueue_configs[0].spec.clusters[1]"]
+    )
+    assert (
+        "reads a kueue.x-k8s.io ProvisioningRequestConfig, not 'MultiKueueConfig'"
+        in found["admission_checks[1].spec.parameters"]
+    )
+    assert (
+        "'missing' is not a ProvisioningRequestConfig here"
+        in (found["admission_checks[2].spec.parameters.name"])
+    )
+    assert (
+        "'elsewhere' is not an AdmissionCheck here"
+        in (found["cluster_queues[0].spec.admissionChecksStrategy.admissionChecks[1].name"])
+    )
+    # Objects that exist already are named as such.
+    args["multikueue_configs"][0]["spec"] = {"clusters": ["multikueue-test-worker1"]}
+    args["admission_checks"] = args["admission_checks"][:1]
+    parse_spec(
+        KueueQueuesArgs,
+        {**args, "existing_admission_checks": ["elsewhere"]},
+        "k",
+    )
+
+
+def test_admission_check_kinds_are_validated_by_their_crds():
+    found = _problems(
+        {
+            "multikueue_clusters": [
+                {"name": "w1", "spec": {"clusterSource": {}}},
+                {
+                    "name": "w2",
+                    "spec": {
+                        "clusterSource": {
+                            "kubeConfig": {"locationType": "Vault", "location": "w2-secret"}
+                        }
+                    },
+                },
+            ],
+            "multikueue_configs": [{"name": "mk", "spec": {"clusters": []}}],
+            "provisioning_request_configs": [
+                {"name": "prc", "spec": {"provisioningClassName": "x", "managedResources": 3}}
+            ],
+            "admission_checks": [{"name": "ac", "spec": {}}],
+        }
+    )
+    assert (
+        "exactly one of the fields in [kubeConfig clusterProfileRef]"
+        in (found["multikueue_clusters[0].spec.clusterSource"])
+    )
+    assert '"Vault"' in found["multikueue_clusters[1].spec.clusterSource.kubeConfig.locationType"]
+    assert "multikueue_configs[0].spec.clusters" in found
+    assert "provisioning_request_configs[0].spec.managedResources" in found
+    assert "admission_checks[0].spec.controllerName" in found

@@ -55,7 +55,7 @@ def test_re2_semantics(pattern, text, matches):
         r"\pL",
         r"\p{Greek}",
         "(?U)a+",
-        "a(?i)b",
+        "a(?i)b|c",
         "a{1001}",
     ],
 )
@@ -84,3 +84,19 @@ def test_find_and_find_all():
     assert regex.find_all("[0-9]", "a1b22") == ["1", "2", "2"]
     assert regex.find_all("[0-9]", "a1b22", 2) == ["1", "2"]
     assert regex.find_all("[0-9]", "a1b22", 0) == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "matches"),
+    [
+        # Kueue's AdmissionCheck parameters.kind pattern (v0.19.2): case-insensitive after `^`.
+        ("^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$", "ProvisioningRequestConfig", True),
+        ("^(?i)[a-z]([-a-z0-9]*[a-z0-9])?$", "Provisioning_Config", False),
+        ("a(?i)b", "aB", True),
+        ("a(?i)b", "AB", False),  # the flag holds from where it is set
+        ("x((?i)b)c", "xBc", True),
+        ("x((?i)b)c", "xBC", False),  # ... to the end of its group
+    ],
+)
+def test_mid_pattern_flags_hold_to_the_end_of_their_group_as_in_re2(pattern, text, matches):
+    assert regex.search(pattern, text) is matches
