@@ -28,7 +28,9 @@ def _role(manifest: dict[str, Any]) -> str:
 
 @documented(KueueQueuesArgs)
 class KueueQueues(pulumi.ComponentResource):
-    """Kueue ResourceFlavors, Cohorts, ClusterQueues, LocalQueues and Topologies, as written.
+    """Kueue ResourceFlavors, Cohorts, ClusterQueues, LocalQueues, Topologies and admission
+    checks (AdmissionChecks, ProvisioningRequestConfigs, MultiKueueConfigs,
+    MultiKueueClusters), as written.
 
     Outputs: `queue_names` (`<namespace>/<LocalQueue>` -> the LocalQueue's name, the value
     of a workload's `kueue.x-k8s.io/queue-name` label) and `manifests` (every object).
