@@ -13,6 +13,7 @@ from typing import Any
 
 import pulumi
 import pytest
+import yaml
 from nodepools import KarpenterNodePool
 from nodepools.backends.karpenter import render_manifests
 from nodepools.offline import run
@@ -322,3 +323,48 @@ def test_role_from_another_resource_is_written_when_known():
     assert node_class.inputs["spec"]["role"] == "ml-karpenter-node"
     node_pool = capture.get("kubernetes:karpenter.sh/v1:NodePool", "gpu-node-pool")
     assert node_pool.inputs["metadata"]["annotations"] == {"kubernetes.io/description": "GPU pool"}
+
+
+# The reserved-capacity pool proposed for stacks/Pulumi.eks-training.yaml (as a stack
+# config gives it): it plans, with a capacity-type requirement of `reserved` only.
+EKS_TRAINING = """
+config:
+  nodepools:pools:
+    # H100 training on reserved capacity: on-demand capacity reservations and capacity
+    # blocks tagged for this cluster's training (Karpenter's ReservedCapacity feature gate
+    # on). Reserved only: when the reservations are used up, pods wait for the next one
+    # rather than paying on-demand prices. EFA between nodes in one cluster placement group.
+    - component: KarpenterNodePool
+      name: h100-reserved
+      annotations:
+        kubernetes.io/description: "H100 training nodes on capacity reservations and blocks"
+      capacity_types: [reserved]
+      instance_types: [p5.48xlarge]
+      efa: true                               # scheduling info requests vpc.amazonaws.com/efa
+      limits: {nvidia.com/gpu: 32}            # 4 nodes of 8 GPUs: what the blocks hold
+      disruption:
+        consolidation_policy: WhenEmpty
+        consolidate_after: 30m                # a reserved node is paid for: keep it for the next job
+        budgets: [{nodes: "0", reasons: [Drifted]}]   # no AMI drift replacement mid-training
+      expire_after: Never                      # capacity blocks end on their own schedule
+      node_class:
+        role: KarpenterNodeRole-eks-training
+        ami_alias: al2023@latest
+        boot_volume_gb: 500
+        instance_store_policy: RAID0          # p5's local NVMe for images and scratch
+        capacity_reservation_selector_terms:
+          - tags: {karpenter.sh/discovery: eks-training, workload: training}
+        placement_group: {name: eks-training-h100}
+        subnet_selector_tags: {karpenter.sh/discovery: eks-training}
+        security_group_selector_tags: {karpenter.sh/discovery: eks-training}
+"""
+
+
+def test_the_eks_training_reserved_pool_plans():
+    [entry] = yaml.safe_load(EKS_TRAINING)["config"]["nodepools:pools"]
+    args = {k: v for k, v in entry.items() if k not in ("component", "name")}
+    manifests = _manifests(args, entry["name"])
+    assert _requirements(manifests, CAPACITY_TYPE)[0]["values"] == ["reserved"]
+    assert manifests["node_class"]["spec"]["capacityReservationSelectorTerms"] == [
+        {"tags": {"karpenter.sh/discovery": "eks-training", "workload": "training"}}
+    ]
