@@ -204,3 +204,27 @@ heavy = sorted(m for m in sys.modules if m.split(".")[0] in
 assert not heavy, heavy
 """
     subprocess.run([sys.executable, "-c", program], check=True, cwd=REPO)
+
+
+def test_fact_files_of_kinds_outside_shared_crds_are_kept_unless_regenerated(tmp_path):
+    # Kueue's admission-check CRDs are not in ../shared/crds: a run without `--also` keeps
+    # their packaged facts (and `--check` says it did not check them) instead of deleting.
+    script = _load_script()
+    data = resources.files("nodepools.validation").joinpath("data")
+    existing = {
+        name: data.joinpath(name).read_text()
+        for name in ("kueue.x-k8s.io_admissionchecks.json", "kueue.x-k8s.io_cohorts.json")
+    }
+    assert script.kept_files({}, existing) == {"kueue.x-k8s.io_admissionchecks.json"}
+    rendered = {"kueue.x-k8s.io_admissionchecks.json": "{}"}
+    assert script.kept_files(rendered, existing) == set()
+    assert {kind for _, kind in script.EXTRA_KINDS} == {
+        "AdmissionCheck",
+        "ProvisioningRequestConfig",
+        "MultiKueueConfig",
+        "MultiKueueCluster",
+    }
+    for group_kind in script.EXTRA_KINDS:
+        assert group_kind in script.COVERED_KINDS
+    facts = json.loads(existing["kueue.x-k8s.io_admissionchecks.json"])
+    assert facts["source"]["release"] == "kueue-v0.19.2"
