@@ -192,6 +192,61 @@ def topology() -> dict[str, Any]:
     }
 
 
+def admission_check() -> dict[str, Any]:
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "AdmissionCheck",
+        "metadata": {"name": "gpu-provisioning"},
+        "spec": {
+            "controllerName": "kueue.x-k8s.io/provisioning-request",
+            "parameters": {
+                "apiGroup": "kueue.x-k8s.io",
+                "kind": "ProvisioningRequestConfig",
+                "name": "gpu-check-capacity",
+            },
+        },
+    }
+
+
+def provisioning_request_config() -> dict[str, Any]:
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ProvisioningRequestConfig",
+        "metadata": {"name": "gpu-check-capacity"},
+        "spec": {
+            "provisioningClassName": "check-capacity.autoscaling.x-k8s.io",
+            "managedResources": ["nvidia.com/gpu"],
+            "retryStrategy": {
+                "backoffLimitCount": 2,
+                "backoffBaseSeconds": 60,
+                "backoffMaxSeconds": 1800,
+            },
+        },
+    }
+
+
+def multikueue_config() -> dict[str, Any]:
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "MultiKueueConfig",
+        "metadata": {"name": "gpu-workers"},
+        "spec": {"clusters": ["worker-us-east-1", "worker-us-west-2"]},
+    }
+
+
+def multikueue_cluster() -> dict[str, Any]:
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "MultiKueueCluster",
+        "metadata": {"name": "worker-us-east-1"},
+        "spec": {
+            "clusterSource": {
+                "kubeConfig": {"locationType": "Secret", "location": "worker-us-east-1"}
+            }
+        },
+    }
+
+
 ALL = {
     "NodePool": node_pool,
     "EC2NodeClass": ec2_node_class,
@@ -201,4 +256,8 @@ ALL = {
     "Cohort": cohort,
     "WorkloadPriorityClass": workload_priority_class,
     "Topology": topology,
+    "AdmissionCheck": admission_check,
+    "ProvisioningRequestConfig": provisioning_request_config,
+    "MultiKueueConfig": multikueue_config,
+    "MultiKueueCluster": multikueue_cluster,
 }
