@@ -265,6 +265,20 @@ NEAR_MISSES: dict[str, list[Any]] = {
         {"karpenter.sh/nodeclaim": "x"}, {"aws:x": "y"}, {"": "v"}, {"k": "v" * 257},
     ],
     "node_class.instance_store_policy": ["RAID1"],
+    "node_class.capacity_reservation_selector_terms": [
+        [], [{}], [{"id": "cr-1", "tags": {"a": "b"}}], [{"id": "r-1"}], [{"owner_id": "1"}],
+        [{"instance_match_criteria": "any"}], [{"tags": {"a": ""}}], [{"id": "cr-1"}] * 31,
+    ],
+    "node_class.placement_group": [{}, {"id": "pg-1", "name": "x"}, {"id": "x"}, {"name": ""}],
+    "node_class.network_interfaces": [
+        [{"network_card_index": 0, "device_index": 1, "interface_type": "efa-only"}],
+        [{"network_card_index": 0, "device_index": 0, "interface_type": "efa"}],
+        [{"network_card_index": -1, "device_index": 0, "interface_type": "interface"}],
+    ],
+    "node_class.annotations": [{"bad key": "x"}, {"a/b/c": "x"}, {"k": "v" * 300_000}],
+    "node_class.ami_selector_terms": [[{"name": "ab"}], [{"name": "a|b"}], [{}], []],
+    "annotations": [{"bad key": "x"}, {"": "x"}],
+    "efa": ["yes", 1],
 }  # fmt: skip
 GARBAGE = st.one_of(
     st.none(),
@@ -280,12 +294,13 @@ FIELDS = [
     "instance_families", "instance_categories", "architectures", "gpu_count",
     "gpu_manufacturers", "gpu_names", "neuron_count", "neuron_names", "labels", "taints",
     "startup_taints", "limits", "disruption", "weight", "expire_after",
-    "termination_grace_period", "pool_name", "unknown_field",
+    "termination_grace_period", "pool_name", "efa", "annotations", "unknown_field",
 ]  # fmt: skip
 NODE_CLASS_FIELDS = [
     "role", "instance_profile", "ami_alias", "subnet_selector_tags",
     "security_group_selector_tags", "boot_volume_gb", "tags", "detailed_monitoring",
-    "instance_store_policy",
+    "instance_store_policy", "capacity_reservation_selector_terms", "placement_group",
+    "network_interfaces", "annotations", "ami_selector_terms",
 ]  # fmt: skip
 
 
