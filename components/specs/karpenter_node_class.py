@@ -250,7 +250,10 @@ class PlacementGroup(SpecModel):
     @model_validator(mode="after")
     def _one(self) -> PlacementGroup:
         if (self.id is None) == (self.name is None):
-            raise ValueError("give exactly one of `id` or `name` of the placement group")
+            given = {k: v for k, v in (("id", self.id), ("name", self.name)) if v is not None}
+            raise ValueError(
+                f"give exactly one of `id` or `name` of the placement group (got {given})"
+            )
         return self
 
     def to_manifest(self) -> dict[str, str]:
