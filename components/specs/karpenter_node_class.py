@@ -10,7 +10,7 @@ import re
 from typing import Annotated, Any, Literal
 
 from nodepools.json_values import is_dict
-from nodepools.specs.aws_tags import aws_tag_problem
+from nodepools.specs.aws_tags import MAX_TAGS, aws_tag_problem
 from nodepools.specs.base import SpecModel, wired
 from nodepools.specs.karpenter_restrictions import restricted_tag_problem
 from nodepools.specs.kube import KubeObjectName
@@ -69,11 +69,30 @@ SelectorTerms = Annotated[
 ]
 
 
+# Tags Karpenter puts on every instance besides the node class's (v1.14.1: utils.GetTags
+# and the nodeclaim tagging controller); `Name` only when the class does not set it.
+KARPENTER_INSTANCE_TAGS = (
+    "kubernetes.io/cluster/<cluster>",
+    "karpenter.sh/nodepool",
+    "eks:eks-cluster-name",
+    "karpenter.k8s.aws/ec2nodeclass",
+    "karpenter.sh/nodeclaim",
+    "Name",
+)
+
+
 def _instance_tags(tags: dict[str, str]) -> dict[str, str]:
     for key, value in tags.items():
         problem = restricted_tag_problem(key) or aws_tag_problem(key, value, selector=False)
         if problem:
             raise ValueError(problem)
+    added = len(KARPENTER_INSTANCE_TAGS) - ("Name" in tags)
+    if len(tags) + added > MAX_TAGS:
+        raise ValueError(
+            f"{len(tags)} tags are too many: Karpenter adds {added} of its own to every instance "
+            f"({', '.join(KARPENTER_INSTANCE_TAGS)}) and EC2 allows {MAX_TAGS}, so at most "
+            f"{MAX_TAGS - added} here"
+        )
     return dict(sorted(tags.items()))
 
 
@@ -431,7 +450,8 @@ class NodeClassArgs(SpecModel):
     tags: InstanceTags = Field(
         default_factory=dict,
         description="AWS tags on the instances, volumes and launch templates; Karpenter's and "
-        "EKS's own keys are reserved. Default {}.",
+        "EKS's own keys are reserved, and at most 44 (45 with `Name`) leave room for the 6 "
+        "Karpenter adds within EC2's 50. Default {}.",
     )
     detailed_monitoring: bool | None = Field(
         default=None, description="EC2 detailed (1-minute) monitoring. Default None (off)."

@@ -74,3 +74,19 @@ def test_karpenter_instance_tags_follow_the_same_rules():
     with pytest.raises(SpecError) as raised:
         prepare_pool({"node_class": {**NODE_CLASS, "tags": {"aws:x": "y"}}}, "p", "t")
     assert "uses the 'aws:' prefix" in str(raised.value)
+
+
+def test_karpenter_instance_tags_leave_room_for_karpenters_own():
+    # Karpenter adds 6 tags to every instance (5 when the class sets `Name`); EC2 allows 50.
+    def tags(count: int, name: bool = False) -> dict[str, str]:
+        found = {f"tag-{i}": "x" for i in range(count - name)}
+        return {**found, "Name": "gpu"} if name else found
+
+    for accepted in (tags(44), tags(45, name=True)):
+        prepare_pool({"node_class": {**NODE_CLASS, "tags": accepted}}, "p", "t")
+    for refused, added in ((tags(45), 6), (tags(46, name=True), 5)):
+        with pytest.raises(SpecError) as raised:
+            prepare_pool({"node_class": {**NODE_CLASS, "tags": refused}}, "p", "t")
+        [issue] = raised.value.issues
+        assert issue.path == "node_class.tags"
+        assert issue.message.startswith(f"{len(refused)} tags are too many: Karpenter adds {added}")
