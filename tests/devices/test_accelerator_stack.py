@@ -11,12 +11,9 @@ import pytest
 from nodepools.devices.accelerator_stack import AcceleratorStack
 from nodepools.offline import ProgramError, run
 from nodepools.specs import SpecError
-from nodepools.specs.accelerator_stack import (
-    MIG_PROFILES,
-    AcceleratorStackArgs,
-    advertised,
-    plan_releases,
-)
+from nodepools.specs.accelerator_releases import plan_releases
+from nodepools.specs.accelerator_stack import MIG_PROFILES, AcceleratorStackArgs
+from nodepools.specs.device_placement import advertised
 from nodepools.specs.accelerators import lookup_accelerator
 from nodepools.specs.base import parse_spec
 
