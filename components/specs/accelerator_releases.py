@@ -114,14 +114,18 @@ def pool_affinity(pools: list[ServedPool]) -> dict[str, Any]:
         for pool in pools
     ]
     return {
-        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
+        }
     }
 
 
 def _plugin_config(strategy: str, replicas: int | None) -> str:
     config: dict[str, Any] = {"version": "v1", "flags": {"migStrategy": strategy}}
     if replicas is not None:
-        config["sharing"] = {"timeSlicing": {"resources": [{"name": NVIDIA_GPU, "replicas": replicas}]}}
+        config["sharing"] = {
+            "timeSlicing": {"resources": [{"name": NVIDIA_GPU, "replicas": replicas}]}
+        }
     return json.dumps(config, sort_keys=True)
 
 
@@ -135,14 +139,18 @@ def plugin_configs(nv: Nvidia) -> dict[str, str]:
     return configs
 
 
-def _operator_values(spec: AcceleratorStackArgs, nv: Nvidia, pools: list[ServedPool]) -> dict[str, Any]:
+def _operator_values(
+    spec: AcceleratorStackArgs, nv: Nvidia, pools: list[ServedPool]
+) -> dict[str, Any]:
     chart = GPU_OPERATOR_CHART[1]
     driver = nv.driver if nv.driver is not None else spec.platform in ("rosa", "generic")
     values: dict[str, Any] = {
         "driver": {"enabled": driver},
         "toolkit": {"enabled": nv.toolkit},
         "dcgmExporter": {"enabled": nv.dcgm_exporter},
-        "daemonsets": {"tolerations": tolerations(chart_default(chart, "daemonsets.tolerations"), pools)},
+        "daemonsets": {
+            "tolerations": tolerations(chart_default(chart, "daemonsets.tolerations"), pools)
+        },
         "node-feature-discovery": {
             "worker": {
                 "tolerations": tolerations(
@@ -254,9 +262,7 @@ def _neuron_release(name: str, spec: AcceleratorStackArgs, pools: list[ServedPoo
             "devicePlugin": {
                 # The chart pins the DaemonSet to kube-system unless this says otherwise.
                 "namespaceOverride": namespace,
-                "tolerations": tolerations(
-                    chart_default(chart, "devicePlugin.tolerations"), pools
-                ),
+                "tolerations": tolerations(chart_default(chart, "devicePlugin.tolerations"), pools),
             },
             "scheduler": {"enabled": neuron.scheduler},
             # Its node problem detector tolerates every taint and selects every node.

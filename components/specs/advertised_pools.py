@@ -35,7 +35,9 @@ def advertise_shared(
     )
 
 
-def advertise_governed(description: dict[str, Any], advertised: AdvertisedPool | None) -> dict[str, Any]:
+def advertise_governed(
+    description: dict[str, Any], advertised: AdvertisedPool | None
+) -> dict[str, Any]:
     """A governed pool's description for quotas, in the resource its nodes advertise: its
     accelerators (hardware units) counted in advertised units."""
     if advertised is None or not advertised.changed:

@@ -114,7 +114,9 @@ def release_daemons(release: str, chart: str, values: Mapping[str, Any]) -> list
     if chart == "amd-gpu":
         selector = merged.get("node_selector") or {} if merged.get("node_selector_enabled") else {}
         return [
-            DaemonPlacement(release, "device-plugin", "amd", tolerations("tolerations"), selector, None)
+            DaemonPlacement(
+                release, "device-plugin", "amd", tolerations("tolerations"), selector, None
+            )
         ]
     if chart == NEURON_CHART[1]:
         # The chart's template adds this affinity itself, from `neuronInstances`.
@@ -144,7 +146,9 @@ def release_daemons(release: str, chart: str, values: Mapping[str, Any]) -> list
     raise ValueError(f"unknown chart {chart!r}")
 
 
-def addon_daemons(name: str, vendor: str, configurations: Mapping[str, str]) -> list[DaemonPlacement]:
+def addon_daemons(
+    name: str, vendor: str, configurations: Mapping[str, str]
+) -> list[DaemonPlacement]:
     """The DaemonSet of an OKE GPU plugin add-on, from its configuration arguments."""
 
     def loaded(key: str) -> Any:
@@ -256,13 +260,17 @@ def advertised(spec: AcceleratorStackArgs, name: str = "stack") -> list[Advertis
         if acc is None or acc.vendor not in VENDOR_SOFTWARE:
             continue
         mine = [d for d in daemons if d.vendor == acc.vendor]
-        tolerated = bool(mine) and all(not untolerated(d.tolerations, pool.all_taints) for d in mine)
+        tolerated = bool(mine) and all(
+            not untolerated(d.tolerations, pool.all_taints) for d in mine
+        )
         selected = bool(mine) and all(
             d.admits(labels) for d in mine for served, labels in nodes if served is pool
         )
         resource, count = advertised_resource(spec, pool)
         out.append(
-            Advertised(pool.name, software_of(spec, acc.vendor), resource, count, tolerated, selected)
+            Advertised(
+                pool.name, software_of(spec, acc.vendor), resource, count, tolerated, selected
+            )
         )
     return out
 
