@@ -18,8 +18,11 @@ from nodepools.outputs import known_output
 from nodepools.preflight import checked
 from nodepools.specs.accelerator_releases import plan_addons, plan_releases
 from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels
+from nodepools.specs.advertised_pools import AdvertisedPool, advertise_governed, advertise_shared
 from nodepools.specs.base import parse_spec
-from nodepools.specs.device_placement import Advertised, advertised
+from nodepools.specs.device_placement import Advertised, advertised, advertised_resource
+from nodepools.specs.governed_pool import describe_pool
+from nodepools.specs.shared import SharedPoolDescription
 
 
 @documented(AcceleratorStackArgs)
@@ -36,6 +39,10 @@ class AcceleratorStack(pulumi.ComponentResource):
     `nvidia.com/device-plugin.config`; a fleet adds them to its pools, a program adds them
     to each pool's `labels`: `AcceleratorStack.required_labels(args)` gives them before any
     pool exists).
+
+    Recipes and quotas of a program count what a pool advertises through
+    `stack.shared_pool(pool)` (a Recipe's `pools` entry) and `stack.governed_pool(pool)`
+    (a PoolQuotas `pools` entry); a fleet does this itself.
     """
 
     TYPE = "nodepools:index:AcceleratorStack"
@@ -62,8 +69,33 @@ class AcceleratorStack(pulumi.ComponentResource):
 
         return [served_pool(pool.resolved) for pool in pools]
 
+    def _advertised_pool(self, pool_name: str) -> AdvertisedPool | None:
+        spec = self.spec
+        for served in spec.pools:
+            if served.name == pool_name and served.accelerator is not None:
+                resource, count = advertised_resource(spec, served)
+                return AdvertisedPool(
+                    resource, count, served.accelerator.resource, served.accelerator.count
+                )
+        return None
+
+    def shared_pool(self, pool: Any) -> SharedPoolDescription:
+        """A SharedNodePool's description for a Recipe's `pools`, in the resource and count
+        its nodes advertise with this stack (MIG slices, time-sliced GPUs)."""
+        description: SharedPoolDescription = pool.pool_description
+        return advertise_shared(description, self._advertised_pool(description.name))
+
+    def governed_pool(self, pool: Any) -> dict[str, Any]:
+        """A pool component's description for PoolQuotas' `pools`, its accelerators counted
+        in the resource its nodes advertise with this stack."""
+        description = describe_pool(pool)
+        if description is None:
+            raise TypeError(f"{pool!r} is not a pool component")
+        return advertise_governed(description, self._advertised_pool(pool.resolved.pool_name))
+
     def __init__(self, name: str, args: Any, opts: pulumi.ResourceOptions | None = None):
         spec: AcceleratorStackArgs = checked(self, name, args)
+        self.spec = spec
         releases = plan_releases(name, spec)
         addons = plan_addons(name, spec)
         self.advertised_by_pool: list[Advertised] = advertised(spec, name)

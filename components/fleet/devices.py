@@ -110,7 +110,7 @@ def _note_advertised(prepared: dict[str, Any], ctx: FleetContext, entry_of: dict
     """What each named pool advertises, for the recipes and quotas validated after."""
     try:
         spec = AcceleratorStackArgs.model_validate(prepared)
-    except Exception:  # noqa: BLE001 - the fleet reports the entry's problems itself
+    except Exception:
         return
     for pool in spec.pools:
         if pool.name not in entry_of or pool.accelerator is None:
@@ -153,7 +153,8 @@ def label_served_pools(entries: list[FleetEntry], ctx: FleetContext) -> list[Fle
             continue
         args = entry.args.model_copy(update={"labels": dict(sorted({**own, **extra}.items()))})
         key = next(k for k in ctx.preflights if k[1] == entry.name)
-        ctx.preflights[key] = (args, key[0].preflight(entry.name, args))
+        component_class: Any = key[0]
+        ctx.preflights[key] = (args, component_class.preflight(entry.name, args))
         out.append(dataclasses.replace(entry, args=args))
     if issues:
         raise SpecError("fleet", issues)

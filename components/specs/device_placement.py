@@ -13,7 +13,7 @@ import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from nodepools.json_values import dig
 from nodepools.specs.accelerator_releases import (
@@ -63,8 +63,8 @@ def helm_merge(base: Any, overlay: Any) -> Any:
     """`overlay` (the values we set) over `base` (the chart's), as Helm merges them."""
     if not isinstance(base, dict) or not isinstance(overlay, dict):
         return copy.deepcopy(overlay)
-    merged: dict[str, Any] = copy.deepcopy(base)  # pyright: ignore[reportUnknownArgumentType]
-    for key, value in overlay.items():  # pyright: ignore[reportUnknownVariableType]
+    merged: dict[str, Any] = copy.deepcopy(cast("dict[str, Any]", base))
+    for key, value in cast("dict[str, Any]", overlay).items():
         if value is None:
             merged.pop(key, None)
         else:
@@ -112,7 +112,9 @@ def release_daemons(release: str, chart: str, values: Mapping[str, Any]) -> list
             )
         ]  # fmt: skip
     if chart == "amd-gpu":
-        selector = merged.get("node_selector") or {} if merged.get("node_selector_enabled") else {}
+        selector: dict[str, str] = (
+            (merged.get("node_selector") or {}) if merged.get("node_selector_enabled") else {}
+        )
         return [
             DaemonPlacement(
                 release, "device-plugin", "amd", tolerations("tolerations"), selector, None

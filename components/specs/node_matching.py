@@ -46,7 +46,8 @@ def expression_matches(expression: Mapping[str, Any], labels: Mapping[str, str])
     """One `matchExpressions` entry against a node's labels."""
     key = expression["key"]
     operator = expression["operator"]
-    values = [str(v) for v in expression.get("values") or []]
+    raw: list[Any] = list(expression.get("values") or [])
+    values = [str(v) for v in raw]
     if operator == "In":
         return key in labels and labels[key] in values
     if operator == "NotIn":
@@ -72,8 +73,9 @@ def selects(
     for key, value in (node_selector or {}).items():
         if labels.get(key) != str(value):
             return False
-    required: Mapping[str, Any] | None = ((affinity or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution"
+    node_affinity: Mapping[str, Any] = (affinity or {}).get("nodeAffinity") or {}
+    required: Mapping[str, Any] = (
+        node_affinity.get("requiredDuringSchedulingIgnoredDuringExecution") or {}
     )
     if not required:
         return True

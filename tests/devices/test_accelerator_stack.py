@@ -13,9 +13,9 @@ from nodepools.offline import ProgramError, run
 from nodepools.specs import SpecError
 from nodepools.specs.accelerator_releases import plan_addons, plan_releases
 from nodepools.specs.accelerator_stack import MIG_PROFILES, AcceleratorStackArgs
-from nodepools.specs.device_placement import advertised, release_daemons
 from nodepools.specs.accelerators import lookup_accelerator
 from nodepools.specs.base import parse_spec
+from nodepools.specs.device_placement import advertised, release_daemons
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 KEYS = json.loads(
@@ -326,3 +326,74 @@ def test_component_registers_pinned_releases_under_mocks():
     assert release.inputs["version"] == "v26.7.0"
     assert release.inputs["repositoryOpts"] == {"repo": "https://helm.ngc.nvidia.com/nvidia"}
     assert release.inputs["namespace"] == "gpu-operator"
+
+
+def test_a_program_hands_the_advertised_resources_to_recipes_and_quotas():
+    from nodepools import PoolQuotas, Recipe, SharedNodePool
+
+    oke = {
+        "kind": "oke",
+        "cluster_id": "ocid1.cluster.oc1..x",
+        "compartment_id": "ocid1.compartment.oc1..x",
+        "image_id": "ocid1.image.oc1..x",
+        "placements": [{"availability_domain": "AD-1", "subnet_id": "ocid1.subnet.oc1..x"}],
+    }
+    mig = {"strategy": "single", "profile": {"h100": "3g.40gb"}}
+
+    def program() -> None:
+        labels = AcceleratorStack.required_labels(
+            {
+                "platform": "oke",
+                "oke_addons": False,
+                "pools": [pool("h100", "BM.GPU.H100.8")],
+                "nvidia": {"mig": mig},
+            }
+        )
+        h100 = SharedNodePool(
+            "h100",
+            {
+                "cluster": oke,
+                "shape": "BM.GPU.H100.8",
+                "size": 1,
+                "boot_volume_gb": 500,
+                "labels": labels["h100"],
+            },
+        )
+        stack = AcceleratorStack(
+            "gpu",
+            {
+                "platform": "oke",
+                "oke_addons": False,
+                "pools": AcceleratorStack.served([h100]),
+                "nvidia": {"mig": mig},
+            },
+        )
+        Recipe(
+            "r",
+            {
+                "image": "busybox",
+                "node_shape": "BM.GPU.H100.8",
+                "gpus": 16,
+                "pools": [stack.shared_pool(h100)],
+            },
+        )
+        PoolQuotas(
+            "q",
+            {
+                "pools": [stack.governed_pool(h100)],
+                "departments": [
+                    {"name": "d", "projects": [{"name": "p", "quotas": {"h100": {"gpu": 16}}}]}
+                ],
+            },
+        )
+
+    capture = run(program)
+    (deployment,) = capture.by_type("kubernetes:apps/v1:Deployment")
+    (container,) = deployment.inputs["spec"]["template"]["spec"]["containers"]
+    # `single`: 8 GPUs x 2 slices of 3g.40gb, still called nvidia.com/gpu.
+    assert container["resources"]["limits"] == {"nvidia.com/gpu": "16"}
+    (quotas,) = [r for r in capture.components() if r.type == "nodepools:index:PoolQuotas"]
+    assert quotas.inputs["spec"]["pools"]["h100"]["capacity"]["gpu"] == 16
+    (node_pool,) = capture.by_type("oci:ContainerEngine/nodePool:NodePool")
+    labels = {kv["key"]: kv["value"] for kv in node_pool.inputs["initialNodeLabels"]}
+    assert labels["nvidia.com/mig.config"] == "all-3g.40gb"
