@@ -1,5 +1,8 @@
 """Regenerate components/specs/data/chart_values_keys.json: every key path of the pinned
-charts' values.yaml, so a test can prove each value AcceleratorStack sets exists there.
+charts' values.yaml, so a test can prove each value AcceleratorStack sets exists there, and
+the chart's defaults of the values that place its pods (tolerations, node selectors,
+affinity, instance lists): Helm replaces a list we set and deep-merges a map, so
+AcceleratorStack keeps these defaults (and proves where the pods land) from this data.
 
 Usage:
     python scripts/chart_values_keys.py CHART=VERSION=PATH [CHART=VERSION=PATH ...]
@@ -25,6 +28,36 @@ from typing import Any
 import yaml
 
 OUT = Path(__file__).resolve().parent.parent / "components/specs/data/chart_values_keys.json"
+
+
+# chart -> the dotted value paths whose defaults decide where the chart's pods run.
+PLACEMENT: dict[str, tuple[str, ...]] = {
+    "gpu-operator": (
+        "daemonsets.tolerations",
+        "node-feature-discovery.worker.tolerations",
+        "mig.strategy",
+    ),
+    "nvidia-device-plugin": ("tolerations", "affinity", "nodeSelector"),
+    "amd-gpu": ("tolerations", "node_selector_enabled", "node_selector"),
+    "neuron-helm-chart": (
+        "neuronInstances",
+        "devicePlugin.tolerations",
+        "devicePlugin.nodeSelector",
+        "devicePlugin.namespaceOverride",
+    ),
+}
+
+
+def value_at(tree: Any, path: str) -> Any:
+    """The value at a dotted path (keys may hold dots: the longest matching key wins)."""
+    if path == "":
+        return tree
+    if not isinstance(tree, dict):
+        raise KeyError(path)
+    for key in sorted(tree, key=lambda k: -len(str(k))):  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+        if path == key or path.startswith(f"{key}."):
+            return value_at(tree[key], path[len(key) + 1 :])
+    raise KeyError(path)
 
 
 def key_paths(tree: Any, prefix: str = "") -> list[str]:
@@ -58,7 +91,12 @@ def main(argv: list[str]) -> None:
     facts: dict[str, Any] = json.loads(OUT.read_text()) if OUT.exists() else {}
     for arg in argv:
         chart, version, path = arg.split("=", 2)
-        facts[chart] = {"version": version, "keys": sorted(set(key_paths(read_values(Path(path)))))}
+        values = read_values(Path(path))
+        facts[chart] = {
+            "version": version,
+            "keys": sorted(set(key_paths(values))),
+            "defaults": {key: value_at(values, key) for key in PLACEMENT.get(chart, ())},
+        }
     OUT.write_text(json.dumps(dict(sorted(facts.items())), indent=1) + "\n")
 
 

@@ -1,15 +1,18 @@
-"""AcceleratorStack's Helm releases (pulumi_kubernetes `helm.v3.Release`)."""
+"""AcceleratorStack's resources: a pulumi_kubernetes `helm.v3.Release` per chart and, on OKE,
+a pulumi_oci `containerengine.Addon` per GPU plugin add-on."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pulumi
-import pulumi_kubernetes as k8s
-from nodepools.specs.accelerator_stack import AcceleratorStackArgs, ReleasePlan
+from nodepools.specs.accelerator_releases import AddonPlan, ReleasePlan
+from nodepools.specs.accelerator_stack import AcceleratorStackArgs
 
 
-def _release(
-    plan: ReleasePlan, spec: AcceleratorStackArgs, parent: pulumi.Resource
-) -> k8s.helm.v3.Release:
+def _release(plan: ReleasePlan, spec: AcceleratorStackArgs, parent: pulumi.Resource) -> Any:
+    import pulumi_kubernetes as k8s
+
     oci = plan.repository.startswith("oci://")
     return k8s.helm.v3.Release(
         plan.name,
@@ -25,8 +28,32 @@ def _release(
     )
 
 
+def _addon(plan: AddonPlan, spec: AcceleratorStackArgs, parent: pulumi.Resource) -> Any:
+    import pulumi_oci as oci
+
+    return oci.containerengine.Addon(
+        f"{plan.name}-addon",
+        addon_name=plan.addon_name,
+        cluster_id=spec.oke_cluster_id,
+        # The add-on's DaemonSet goes with it.
+        remove_addon_resources_on_delete=True,
+        configurations=[
+            oci.containerengine.AddonConfigurationArgs(key=key, value=value)
+            for key, value in sorted(plan.configurations.items())
+        ],
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+
+
 def build_releases(
     plans: list[ReleasePlan], spec: AcceleratorStackArgs, parent: pulumi.Resource
-) -> list[k8s.helm.v3.Release]:
+) -> list[Any]:
     """One Release per plan, chart and version pinned, values as planned."""
     return [_release(plan, spec, parent) for plan in plans]
+
+
+def build_addons(
+    plans: list[AddonPlan], spec: AcceleratorStackArgs, parent: pulumi.Resource
+) -> list[Any]:
+    """One OKE add-on per plan, on the stack's OKE cluster."""
+    return [_addon(plan, spec, parent) for plan in plans]

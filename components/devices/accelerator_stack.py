@@ -4,7 +4,7 @@ A GPU pool is only useful when pods asking for `nvidia.com/gpu`, `amd.com/gpu` o
 `aws.amazon.com/neuron` get scheduled there, which needs a device plugin running on its
 nodes, tolerating the pool's taints. This component installs, per vendor found among the
 pools' accelerators, the pinned chart (NVIDIA GPU Operator or device plugin, ROCm `amd-gpu`,
-Neuron) with tolerations for every taint of the served pools.
+Neuron) or, on OKE, OKE's own GPU plugin add-on, tolerating every taint of the served pools.
 """
 
 from __future__ import annotations
@@ -16,68 +16,116 @@ import pulumi
 from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
-from nodepools.specs.accelerator_stack import (
-    AcceleratorStackArgs,
-    Advertised,
-    advertised,
-    plan_releases,
-)
+from nodepools.specs.accelerator_releases import plan_addons, plan_releases
+from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels
+from nodepools.specs.advertised_pools import AdvertisedPool, advertise_governed, advertise_shared
 from nodepools.specs.base import parse_spec
+from nodepools.specs.device_placement import Advertised, advertised, advertised_resource
+from nodepools.specs.governed_pool import describe_pool
+from nodepools.specs.shared import SharedPoolDescription
 
 
 @documented(AcceleratorStackArgs)
 class AcceleratorStack(pulumi.ComponentResource):
-    """Device software for a set of pools. Outputs: `releases` (release names), `namespaces`,
-    `advertised` (per pool: resource and count one node advertises after MIG/time slicing)."""
+    """Device software for a set of pools.
+
+    Children: `<name>-<vendor>` Helm releases (`nvidia`, `amd`, `neuron`: one per vendor,
+    serving all its pools) and, on OKE, `<name>-<vendor>-addon` add-ons.
+
+    Outputs: `releases` (release names), `addons` (OKE add-on names), `namespaces`,
+    `advertised` (per pool: `software`, the `resource` and `count` one node advertises
+    after MIG/time slicing, and whether the software's pods `tolerated` its taints and
+    `selected` its nodes) and `node_labels` (per pool: the labels its nodes need, e.g.
+    `nvidia.com/device-plugin.config`; a fleet adds them to its pools, a program adds them
+    to each pool's `labels`: `AcceleratorStack.required_labels(args)` gives them before any
+    pool exists).
+
+    Recipes and quotas of a program count what a pool advertises through
+    `stack.shared_pool(pool)` (a Recipe's `pools` entry) and `stack.governed_pool(pool)`
+    (a PoolQuotas `pools` entry); a fleet does this itself.
+    """
 
     TYPE = "nodepools:index:AcceleratorStack"
 
     releases: pulumi.Output[list[str]]
+    addons: pulumi.Output[list[str]]
     namespaces: pulumi.Output[list[str]]
     advertised: pulumi.Output[dict[str, dict[str, Any]]]
+    node_labels: pulumi.Output[dict[str, dict[str, str]]]
 
     @classmethod
     def preflight(cls, name: str, args: Any) -> AcceleratorStackArgs:
         return parse_spec(AcceleratorStackArgs, args, f"AcceleratorStack {name!r}")
 
     @staticmethod
+    def required_labels(args: AcceleratorStackArgs | dict[str, Any]) -> dict[str, dict[str, str]]:
+        """Pool name -> the labels the stack's software needs on that pool's nodes (pure)."""
+        return node_labels(parse_spec(AcceleratorStackArgs, args, "AcceleratorStack"))
+
+    @staticmethod
     def served(pools: Sequence[Any]) -> list[dict[str, Any]]:
         """`pools` entries for pool components (MachinePool, GpuSpotPool, KarpenterNodePool...)."""
-        out: list[dict[str, Any]] = []
-        for pool in pools:
-            resolved = pool.resolved
-            out.append(
-                {
-                    "name": resolved.pool_name,
-                    "accelerator": resolved.accelerator,
-                    "taints": list(resolved.taints),
-                }
-            )
-        return out
+        from nodepools.specs.served_pools import served_pool
+
+        return [served_pool(pool.resolved) for pool in pools]
+
+    def _advertised_pool(self, pool_name: str) -> AdvertisedPool | None:
+        spec = self.spec
+        for served in spec.pools:
+            if served.name == pool_name and served.accelerator is not None:
+                resource, count = advertised_resource(spec, served)
+                return AdvertisedPool(
+                    resource, count, served.accelerator.resource, served.accelerator.count
+                )
+        return None
+
+    def shared_pool(self, pool: Any) -> SharedPoolDescription:
+        """A SharedNodePool's description for a Recipe's `pools`, in the resource and count
+        its nodes advertise with this stack (MIG slices, time-sliced GPUs)."""
+        description: SharedPoolDescription = pool.pool_description
+        return advertise_shared(description, self._advertised_pool(description.name))
+
+    def governed_pool(self, pool: Any) -> dict[str, Any]:
+        """A pool component's description for PoolQuotas' `pools`, its accelerators counted
+        in the resource its nodes advertise with this stack."""
+        description = describe_pool(pool)
+        if description is None:
+            raise TypeError(f"{pool!r} is not a pool component")
+        return advertise_governed(description, self._advertised_pool(pool.resolved.pool_name))
 
     def __init__(self, name: str, args: Any, opts: pulumi.ResourceOptions | None = None):
         spec: AcceleratorStackArgs = checked(self, name, args)
-        plans = plan_releases(name, spec)
-        self.advertised_by_pool: list[Advertised] = advertised(spec)
+        self.spec = spec
+        releases = plan_releases(name, spec)
+        addons = plan_addons(name, spec)
+        self.advertised_by_pool: list[Advertised] = advertised(spec, name)
+        advertised_map = {a.pool: a.to_dict() for a in self.advertised_by_pool}
         super().__init__(
-            self.TYPE, name, {"platform": spec.platform, "charts": [p.chart for p in plans]}, opts
-        )
-        from nodepools.backends.accelerator_stack import build_releases
-
-        built = build_releases(plans, spec, self)
-        self.release_resources = built
-        self.releases = known_output([p.name for p in plans])
-        self.namespaces = known_output(sorted({p.namespace for p in plans}))
-        self.advertised = known_output(
+            self.TYPE,
+            name,
             {
-                a.pool: {"software": a.software, "resource": a.resource, "count": a.count}
-                for a in self.advertised_by_pool
-            }
+                "platform": spec.platform,
+                "charts": [p.chart for p in releases],
+                "addons": [a.addon_name for a in addons],
+                "advertised": advertised_map,
+            },
+            opts,
         )
+        from nodepools.backends.accelerator_stack import build_addons, build_releases
+
+        self.release_resources = build_releases(releases, spec, self)
+        self.addon_resources = build_addons(addons, spec, self)
+        self.releases = known_output([p.name for p in releases])
+        self.addons = known_output([a.name for a in addons])
+        self.namespaces = known_output(sorted({p.namespace for p in releases}))
+        self.advertised = known_output(advertised_map)
+        self.node_labels = known_output(node_labels(spec))
         self.register_outputs(
             {
                 "releases": self.releases,
+                "addons": self.addons,
                 "namespaces": self.namespaces,
                 "advertised": self.advertised,
+                "node_labels": self.node_labels,
             }
         )

@@ -22,6 +22,10 @@ class FleetContext:
     # (component class, name) -> (args, preflight result): what the constructors reuse.
     preflights: dict[tuple[type, str], tuple[Any, Any]] = field(default_factory=dict)
     current: str | None = None  # name of the entry being prepared (for hooks that need it)
+    # AcceleratorStack entry -> {served pool name -> pool entry name}.
+    device_pools: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Pool entry -> what its nodes advertise once an AcceleratorStack serves it.
+    advertised: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
+from nodepools.fleet.devices import label_served_pools, prepare_devices
 from nodepools.fleet.governance_refs import prepare_platforms, prepare_quotas
 from nodepools.fleet.oke_autoscalers import build_oke_autoscalers
 from nodepools.fleet.recipes import place_fleet_recipes, prepare_recipe
@@ -98,6 +99,17 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
             "SharedNodePool",
             "SharedNodePoolArgs",
             resolve_cluster,
+        ),
+    },
+    # After `pools`: the device software of accelerator pools (names resolved to their
+    # taints and accelerators; the labels it needs go onto those pools), before the
+    # recipes and quotas that count what the pools then advertise.
+    "devices": {
+        "AcceleratorStack": FleetKind(
+            "nodepools.devices.accelerator_stack",
+            "AcceleratorStack",
+            "AcceleratorStackArgs",
+            prepare_devices,
         ),
     },
     # After `pools`: a recipe's `pools: [names]` become plain descriptions of those entries,
@@ -187,6 +199,10 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
                 entries = arrange(entries)
             except SpecError as exc:
                 issues.extend(exc.issues)
+        try:
+            entries = label_served_pools(entries, ctx)
+        except SpecError as exc:
+            issues.extend(exc.issues)
         ctx.entries = {entry.name: (entry.component, entry.args) for entry in entries}
     if issues:
         raise SpecError("fleet config", issues)

@@ -19,6 +19,7 @@ from typing import Any, cast
 
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.platform_objects import render_platforms
+from nodepools.specs.advertised_pools import advertise_governed
 from nodepools.specs.base import Issue, SpecError, SpecModel, parse_spec
 from nodepools.specs.governed_pool import describe_karpenter, describe_resolved
 from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
@@ -70,7 +71,9 @@ def _fleet_pool(name: str, ctx: Any, path: str) -> tuple[dict[str, Any], Any] | 
             f"{name!r} is a {component}, which governance can't read by name yet; describe "
             "it ({name, node_labels, taints, gpus, cpu, memory})",
         )
-    return resolver(args, name)
+    description, cluster = resolver(args, name)
+    # Quota in the resource its nodes advertise (MIG slices, time-sliced GPUs).
+    return advertise_governed(description, ctx.advertised.get(name)), cluster
 
 
 def _dry_run(

@@ -20,6 +20,7 @@ import dataclasses
 from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
+from nodepools.specs.advertised_pools import advertise_shared
 from nodepools.specs.base import Issue, SpecError
 from nodepools.specs.recipe_args import resolve_recipe
 from nodepools.specs.shared import SharedPoolDescription, describe_shared_pool, resolve_shared_pool
@@ -76,8 +77,10 @@ def prepare_recipe(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[s
             continue
         pool_args = shared[reference]
         try:
-            description: SharedPoolDescription = describe_shared_pool(
-                resolve_shared_pool(pool_args, reference)
+            # In the resource its nodes advertise (MIG slices, time-sliced GPUs).
+            description: SharedPoolDescription = advertise_shared(
+                describe_shared_pool(resolve_shared_pool(pool_args, reference)),
+                ctx.advertised.get(reference),
             )
         except SpecError as exc:
             issues.extend(Issue(where, f"pool {reference!r}: {issue}") for issue in exc.issues)

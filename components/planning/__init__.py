@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from nodepools.offline import Capture, ProgramError, run
+from nodepools.planning.devices_section import devices_section
 from nodepools.planning.governance_section import platforms_section, quotas_section
 from nodepools.planning.placement_section import placement_section
 from nodepools.planning.policy_section import policy_section
@@ -29,6 +30,7 @@ SECTIONS: list[SectionBuilder] = [
     tree_section,
     scheduling_section,
     capacity_section,
+    devices_section,
     placement_section,
     quotas_section,
     platforms_section,

@@ -257,6 +257,7 @@ def _quotas(capture: Capture) -> list[dict[str, Any]]:
 
 def plan_document(result: PlanOutcome) -> dict[str, Any]:
     """The JSON document of a plan (see plan.schema.json)."""
+    from nodepools.planning.devices_section import device_rows
     from nodepools.planning.placement_section import placement_data
     from nodepools.planning.policy_section import policy_findings
     from nodepools.planning.validation_section import validation_findings
@@ -292,6 +293,7 @@ def plan_document(result: PlanOutcome) -> dict[str, Any]:
         "cost": _total_cost(pools),
         "placement": placement_data(capture),
         "quotas": _quotas(capture),
+        "devices": device_rows(capture),
         "validation": {"checked": checked, "violations": violations},
         "policy": policy_findings(capture),
     }

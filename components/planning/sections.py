@@ -44,6 +44,9 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
         "nodeConfigDetails.size",
         "nodeSourceDetails.bootVolumeSizeInGbs",
     ),
+    # AcceleratorStack: the pinned chart of each release, the name of each OKE add-on.
+    "kubernetes:helm.sh/v3:Release": ("chart", "version", "namespace"),
+    "oci:ContainerEngine/addon:Addon": ("addonName",),
 }
 
 
@@ -57,7 +60,7 @@ def compact(value: Any) -> str:
 
 
 def key_inputs(resource: CapturedResource) -> str:
-    if resource.type.startswith("kubernetes:"):
+    if resource.type.startswith("kubernetes:") and resource.type not in KEY_INPUTS:
         meta: dict[str, Any] = resource.inputs.get("metadata") or {}
         name = meta.get("name", "")
         namespace = meta.get("namespace")

@@ -1,18 +1,19 @@
 """Args of AcceleratorStack: the device software (drivers, device plugins) that makes a
-pool's nodes advertise their accelerators, and the chart values derived from them.
+pool's nodes advertise their accelerators, the node labels that software needs on each
+pool, and what each pool then advertises.
 
-Pure data: no Pulumi import. The backend (`nodepools.backends.accelerator_stack`) turns the
-`Release` plans computed here into `pulumi_kubernetes.helm.v3.Release` resources.
+Pure data: no Pulumi import. `nodepools.specs.accelerator_releases` derives the Helm releases
+and OKE add-ons from these args, `nodepools.specs.device_placement` proves where their pods
+run; the backend (`nodepools.backends.accelerator_stack`) registers them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from nodepools.specs.accelerators import Accelerator
-from nodepools.specs.base import Issue, NestedIssues, SpecModel
-from nodepools.specs.labels import POOL_LABEL
+from nodepools.specs.base import Issue, NestedIssues, SpecModel, wired
+from nodepools.specs.labels import POOL_LABEL, Labels
 from nodepools.specs.pools import PoolName
 from nodepools.specs.taints import Taint
 from pydantic import Field, model_validator
@@ -68,6 +69,16 @@ MIG_PROFILES: dict[str, dict[str, int]] = {
 Platform = Literal["eks", "rosa", "oke", "generic"]
 VENDOR_SOFTWARE = {"nvidia": "nvidia", "amd": "amd", "aws": "neuron"}
 
+# Labels the device software reads on a node (NVIDIA GPU Operator / device plugin docs):
+# which named device-plugin config the node uses, and which MIG layout mig-manager applies.
+DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
+MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+# The AMD chart selects nodes by one nodeSelector map (no affinity value), so one release
+# serving several pools selects them by a label all of them carry: this one.
+DEVICE_SOFTWARE_LABEL = "nodepools.dev/device-software"
+# The device-plugin config every node without a per-pool config uses.
+DEFAULT_PLUGIN_CONFIG = "default"
+
 
 class ServedPool(SpecModel):
     """One pool whose nodes the stack serves: its name, taints and accelerators."""
@@ -81,13 +92,41 @@ class ServedPool(SpecModel):
     taints: list[Taint] = Field(
         default_factory=list[Taint], description="The pool's taints; default []."
     )
+    startup_taints: list[Taint] = Field(
+        default_factory=list[Taint],
+        description="Taints its nodes start with until something removes them (Karpenter "
+        "`startup_taints`); the device software tolerates them too, since it must run "
+        "before the node is ready for pods. Default [].",
+    )
+    instance_types: list[str] = Field(
+        default_factory=list[str],
+        description="Instance types its nodes may have; default []. The Neuron chart selects "
+        "nodes by instance type: these join its list.",
+    )
+    node_labels: Labels | None = Field(
+        default=None,
+        description="Labels every node of the pool carries, that select it; default None: "
+        "its identity label `nodepools.dev/pool: <name>`.",
+    )
+
+    @property
+    def selector(self) -> dict[str, str]:
+        """The labels that select this pool's nodes."""
+        return dict(self.node_labels) if self.node_labels is not None else {POOL_LABEL: self.name}
+
+    @property
+    def all_taints(self) -> list[Taint]:
+        return [*self.taints, *self.startup_taints]
 
 
 class Mig(SpecModel):
-    """MIG partitioning (NVIDIA A100/H100/H200)."""
+    """MIG partitioning (NVIDIA A100/H100/H200), applied per pool by the operator's
+    mig-manager through the node label `nvidia.com/mig.config: all-<profile>`."""
 
     strategy: Literal["none", "single", "mixed"] = Field(
-        default="none", description="The operator's/device plugin's MIG strategy; default `none`."
+        default="none",
+        description="The operator's/device plugin's MIG strategy: `single` advertises MIG "
+        "slices as `nvidia.com/gpu`, `mixed` as `nvidia.com/mig-<profile>`; default `none`.",
     )
     profile: dict[str, str] = Field(
         default_factory=dict,
@@ -97,7 +136,8 @@ class Mig(SpecModel):
 
 
 class TimeSlicing(SpecModel):
-    """Time slicing: one GPU advertised as several."""
+    """Time slicing: one GPU advertised as several, per pool through the node label
+    `nvidia.com/device-plugin.config: <pool>`."""
 
     replicas: dict[str, int] = Field(
         default_factory=dict, description="Pool name -> replicas per GPU (at least 2); default {}."
@@ -105,11 +145,13 @@ class TimeSlicing(SpecModel):
 
 
 class Nvidia(SpecModel):
-    """NVIDIA software: the GPU Operator or the bare device plugin."""
+    """NVIDIA software: the GPU Operator or the bare device plugin (on OKE: OKE's add-on)."""
 
-    mode: Literal["operator", "device-plugin"] = Field(
-        default="operator",
-        description="`operator` (GPU Operator) or `device-plugin`; default `operator`.",
+    mode: Literal["operator", "device-plugin"] | None = Field(
+        default=None,
+        description="`operator` (GPU Operator chart) or `device-plugin` (device plugin "
+        "chart); default None: `operator`, and on `platform: oke` with `oke_addons` OKE's "
+        "NvidiaGpuPlugin add-on (a chart mode there needs `oke_addons: false`).",
     )
     version: str | None = Field(
         default=None,
@@ -134,7 +176,7 @@ class Nvidia(SpecModel):
 
 
 class Amd(SpecModel):
-    """AMD GPU device plugin (ROCm `amd-gpu` chart)."""
+    """AMD GPU device plugin (ROCm `amd-gpu` chart; on OKE OKE's AmdGpuPlugin add-on)."""
 
     version: str | None = Field(default=None, description="Chart version; default 0.21.0.")
 
@@ -171,6 +213,30 @@ class AcceleratorStackArgs(SpecModel):
     create_namespace: bool = Field(
         default=True, description="Helm creates the namespace; default true."
     )
+    oke_addons: bool = Field(
+        default=True,
+        description="On `platform: oke`, NVIDIA and AMD pools get OKE's own `NvidiaGpuPlugin` / "
+        "`AmdGpuPlugin` add-ons (tolerations and node affinity configured) instead of Helm "
+        "charts; default true. False installs the charts as on other platforms.",
+    )
+    oke_cluster_id: Annotated[Any, wired(str)] = Field(
+        default=None,
+        description="OCID of the OKE cluster (or an Output) the add-ons go on; default None. "
+        "Required with `platform: oke` and `oke_addons` when an NVIDIA or AMD pool is served "
+        "(a fleet takes it from the pools' cluster).",
+    )
+
+    @property
+    def uses_oke_addons(self) -> bool:
+        return self.platform == "oke" and self.oke_addons
+
+    @property
+    def nvidia_mode(self) -> str:
+        """`operator`, `device-plugin` or `oke-addon`: what serves the NVIDIA pools."""
+        nv = self.nvidia or Nvidia()
+        if self.uses_oke_addons:
+            return "oke-addon"
+        return nv.mode or "operator"
 
     @model_validator(mode="after")
     def _consistent(self) -> AcceleratorStackArgs:
@@ -179,42 +245,98 @@ class AcceleratorStackArgs(SpecModel):
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
             problems.append(Issue("pools", f"{dupes} listed more than once"))
-        by_name = {p.name: p for p in self.pools}
         vendors = vendors_of(self.pools)
         for option, vendor in (("amd", "amd"), ("neuron", "aws"), ("nvidia", "nvidia")):
             if getattr(self, option) is not None and vendor not in vendors:
                 problems.append(Issue(option, f"set but no served pool has {vendor} accelerators"))
-        nv = self.nvidia
-        if nv is not None:
-            for pool, profile in sorted(nv.mig.profile.items()):
-                where = f"nvidia.mig.profile.{pool}"
-                acc = by_name[pool].accelerator if pool in by_name else None
-                if pool not in by_name:
-                    problems.append(Issue(where, f"{pool!r} is not a served pool"))
-                elif acc is None or acc.vendor != "nvidia":
-                    problems.append(Issue(where, f"pool {pool!r} has no NVIDIA GPUs"))
-                elif profile not in MIG_PROFILES.get(acc.model, {}):
-                    known = sorted(MIG_PROFILES.get(acc.model, {}))
-                    problems.append(
-                        Issue(
-                            where,
-                            f"{profile!r} is not a MIG profile of {acc.model or 'this GPU'!r}"
-                            f" (known: {known})",
-                        )
-                    )
-                if pool in nv.time_slicing.replicas:
-                    problems.append(Issue(where, f"MIG and time slicing on the same pool {pool!r}"))
-            if nv.mig.profile and nv.mig.strategy == "none":
-                problems.append(Issue("nvidia.mig.strategy", "'none' but MIG profiles are set"))
-            for pool, replicas in sorted(nv.time_slicing.replicas.items()):
-                where = f"nvidia.time_slicing.replicas.{pool}"
-                if pool not in by_name:
-                    problems.append(Issue(where, f"{pool!r} is not a served pool"))
-                elif replicas < 2:
-                    problems.append(Issue(where, f"{replicas!r} is below 2"))
+        if self.uses_oke_addons and vendors & {"nvidia", "amd"} and self.oke_cluster_id is None:
+            problems.append(
+                Issue(
+                    "oke_cluster_id",
+                    "is required: OKE's GPU plugin add-ons go on a cluster (or set "
+                    "`oke_addons: false` to install the Helm charts)",
+                )
+            )
+        if self.nvidia is not None:
+            problems += self._nvidia_problems(self.nvidia)
         if problems:
             raise NestedIssues(problems)
         return self
+
+    def _nvidia_problems(self, nv: Nvidia) -> list[Issue]:
+        problems: list[Issue] = []
+        by_name = {p.name: p for p in self.pools}
+        mode = self.nvidia_mode
+        if mode == "oke-addon":
+            addon_refuses = {
+                "nvidia.mode": nv.mode is not None,
+                "nvidia.driver": nv.driver is True,
+                "nvidia.mig.profile": bool(nv.mig.profile),
+                "nvidia.time_slicing.replicas": bool(nv.time_slicing.replicas),
+            }
+            for where, refused in addon_refuses.items():
+                if refused:
+                    problems.append(
+                        Issue(
+                            where,
+                            "is not something OKE's NvidiaGpuPlugin add-on can do (it takes "
+                            "placement only); set `oke_addons: false` for the Helm chart",
+                        )
+                    )
+        for pool, profile in sorted(nv.mig.profile.items()):
+            where = f"nvidia.mig.profile.{pool}"
+            acc = by_name[pool].accelerator if pool in by_name else None
+            if pool not in by_name:
+                problems.append(Issue(where, f"{pool!r} is not a served pool"))
+            elif acc is None or acc.vendor != "nvidia":
+                problems.append(Issue(where, f"pool {pool!r} has no NVIDIA GPUs"))
+            elif profile not in MIG_PROFILES.get(acc.model, {}):
+                known = sorted(MIG_PROFILES.get(acc.model, {}))
+                problems.append(
+                    Issue(
+                        where,
+                        f"{profile!r} is not a MIG profile of {acc.model or 'this GPU'!r}"
+                        f" (known: {known})",
+                    )
+                )
+            if pool in nv.time_slicing.replicas:
+                problems.append(Issue(where, f"MIG and time slicing on the same pool {pool!r}"))
+            if mode == "device-plugin":
+                problems.append(
+                    Issue(
+                        where,
+                        f"{profile!r} needs the GPU Operator's mig-manager to partition the "
+                        "GPUs; `nvidia.mode` is 'device-plugin'",
+                    )
+                )
+        if nv.mig.profile and nv.mig.strategy == "none":
+            problems.append(Issue("nvidia.mig.strategy", "'none' but MIG profiles are set"))
+        for pool, replicas in sorted(nv.time_slicing.replicas.items()):
+            where = f"nvidia.time_slicing.replicas.{pool}"
+            if pool not in by_name:
+                problems.append(Issue(where, f"{pool!r} is not a served pool"))
+            elif replicas < 2:
+                problems.append(Issue(where, f"{replicas!r} is below 2"))
+            if pool == DEFAULT_PLUGIN_CONFIG:
+                problems.append(
+                    Issue(
+                        where,
+                        f"pool {pool!r} has the name of the device plugin's config for every "
+                        "other node; rename the pool to time-slice it",
+                    )
+                )
+        if mode == "device-plugin":
+            for index, pool in enumerate(self.pools):
+                acc = pool.accelerator
+                if acc is not None and acc.vendor == "nvidia" and not pool.selector:
+                    problems.append(
+                        Issue(
+                            f"pools[{index}].node_labels",
+                            "{} selects no node: the device plugin chart selects its pools' "
+                            "nodes by these labels",
+                        )
+                    )
+        return problems
 
 
 def vendors_of(pools: list[ServedPool]) -> set[str]:
@@ -222,204 +344,31 @@ def vendors_of(pools: list[ServedPool]) -> set[str]:
     return {p.accelerator.vendor for p in pools if p.accelerator is not None} & set(VENDOR_SOFTWARE)
 
 
-@dataclass(frozen=True)
-class ReleasePlan:
-    """One Helm release: chart, pinned version, namespace, values, and why."""
-
-    name: str
-    vendor: str
-    repository: str
-    chart: str
-    version: str
-    namespace: str
-    values: dict[str, Any]
-    pools: tuple[str, ...] = field(default=())
+def pools_of_vendor(spec: AcceleratorStackArgs, vendor: str) -> list[ServedPool]:
+    """The served pools whose accelerators `vendor` makes, by name."""
+    return sorted(
+        (p for p in spec.pools if p.accelerator is not None and p.accelerator.vendor == vendor),
+        key=lambda p: p.name,
+    )
 
 
-@dataclass(frozen=True)
-class Advertised:
-    """What one node of a pool advertises once the stack runs."""
-
-    pool: str
-    software: str
-    resource: str
-    count: int
-    tolerated: bool
+def uses_amd_chart(spec: AcceleratorStackArgs) -> bool:
+    return bool(pools_of_vendor(spec, "amd")) and not spec.uses_oke_addons
 
 
-def _tolerations(pools: list[ServedPool]) -> list[dict[str, str]]:
-    """Every taint of the pools, tolerated exactly (deduplicated, sorted)."""
-    seen: dict[tuple[str, str, str], dict[str, str]] = {}
-    for pool in pools:
-        for t in pool.taints:
-            if t.value is None:
-                tol = {"key": t.key, "operator": "Exists", "effect": t.effect}
-            else:
-                tol = {"key": t.key, "operator": "Equal", "value": t.value, "effect": t.effect}
-            seen[(t.key, t.value or "", t.effect)] = tol
-    return [seen[k] for k in sorted(seen)]
-
-
-def _pool_affinity(pools: list[ServedPool]) -> dict[str, Any]:
-    return {
-        "nodeAffinity": {
-            "requiredDuringSchedulingIgnoredDuringExecution": {
-                "nodeSelectorTerms": [
-                    {
-                        "matchExpressions": [
-                            {
-                                "key": POOL_LABEL,
-                                "operator": "In",
-                                "values": sorted(p.name for p in pools),
-                            }
-                        ]
-                    }
-                ]
-            }
-        }
-    }
-
-
-def _time_slicing_config(replicas: dict[str, int], mig_strategy: str) -> dict[str, str]:
-    """Device-plugin config map entries: one per pool with time slicing, named after it."""
-    import json
-
-    out: dict[str, str] = {}
-    for pool, n in sorted(replicas.items()):
-        out[pool] = json.dumps(
-            {
-                "version": "v1",
-                "flags": {"migStrategy": mig_strategy},
-                "sharing": {
-                    "timeSlicing": {"resources": [{"name": "nvidia.com/gpu", "replicas": n}]}
-                },
-            },
-            sort_keys=True,
-        )
-    return out
-
-
-def plan_releases(name: str, spec: AcceleratorStackArgs) -> list[ReleasePlan]:
-    """The Helm releases for `spec`, one per vendor (AMD and Neuron: one per pool, since
-    their charts select nodes by a single nodeSelector map). Deterministic."""
-    plans: list[ReleasePlan] = []
-    by_vendor: dict[str, list[ServedPool]] = {}
-    for pool in sorted(spec.pools, key=lambda p: p.name):
-        if pool.accelerator is not None and pool.accelerator.vendor in VENDOR_SOFTWARE:
-            by_vendor.setdefault(pool.accelerator.vendor, []).append(pool)
-    nvidia_pools = by_vendor.get("nvidia", [])
-    if nvidia_pools:
-        nv = spec.nvidia or Nvidia()
-        tolerations = _tolerations(nvidia_pools)
-        if nv.mode == "operator":
-            repo, chart, version = GPU_OPERATOR_CHART
-            driver = nv.driver if nv.driver is not None else spec.platform in ("rosa", "generic")
-            values: dict[str, Any] = {
-                "driver": {"enabled": driver},
-                "toolkit": {"enabled": nv.toolkit},
-                "dcgmExporter": {"enabled": nv.dcgm_exporter},
-                "daemonsets": {"tolerations": tolerations},
-                "node-feature-discovery": {"worker": {"tolerations": tolerations}},
-                "mig": {"strategy": nv.mig.strategy if nv.mig.strategy != "none" else "single"},
-            }
-            if nv.time_slicing.replicas:
-                values["devicePlugin"] = {
-                    "config": {
-                        "create": True,
-                        "name": f"{name}-time-slicing",
-                        "default": "",
-                        "data": _time_slicing_config(nv.time_slicing.replicas, nv.mig.strategy),
-                    }
-                }
-            namespace = spec.namespace or "gpu-operator"
-        else:
-            repo, chart, version = NVIDIA_DEVICE_PLUGIN_CHART
-            values = {
-                "tolerations": tolerations,
-                "affinity": _pool_affinity(nvidia_pools),
-                "migStrategy": nv.mig.strategy,
-            }
-            if nv.time_slicing.replicas:
-                values["config"] = {
-                    "map": _time_slicing_config(nv.time_slicing.replicas, nv.mig.strategy),
-                }
-            namespace = spec.namespace or "nvidia-device-plugin"
-        plans.append(
-            ReleasePlan(
-                f"{name}-nvidia",
-                "nvidia",
-                repo,
-                chart,
-                nv.version or version,
-                namespace,
-                values,
-                tuple(p.name for p in nvidia_pools),
-            )
-        )
-    amd = spec.amd or Amd()
-    for pool in by_vendor.get("amd", []):
-        repo, chart, version = AMD_DEVICE_PLUGIN_CHART
-        plans.append(
-            ReleasePlan(
-                f"{name}-amd-{pool.name}",
-                "amd",
-                repo,
-                chart,
-                amd.version or version,
-                spec.namespace or "amd-gpu",
-                {
-                    "tolerations": _tolerations([pool]),
-                    "node_selector_enabled": True,
-                    "node_selector": {POOL_LABEL: pool.name},
-                },
-                (pool.name,),
-            )
-        )
-    neuron = spec.neuron or Neuron()
-    for pool in by_vendor.get("aws", []):
-        repo, chart, version = NEURON_CHART
-        plans.append(
-            ReleasePlan(
-                f"{name}-neuron-{pool.name}",
-                "aws",
-                repo,
-                chart,
-                neuron.version or version,
-                spec.namespace or "kube-system",
-                {
-                    "devicePlugin": {
-                        "fullnameOverride": f"neuron-device-plugin-{pool.name}",
-                        "nodeSelector": {POOL_LABEL: pool.name},
-                        "tolerations": _tolerations([pool]),
-                    },
-                    "scheduler": {"enabled": neuron.scheduler},
-                    "npd": {"enabled": False},
-                },
-                (pool.name,),
-            )
-        )
-    return plans
-
-
-def advertised(spec: AcceleratorStackArgs) -> list[Advertised]:
-    """Per served accelerator pool: the resource and count one node advertises after MIG
-    or time slicing, and whether our DaemonSet tolerates every taint of the pool."""
+def node_labels(spec: AcceleratorStackArgs) -> dict[str, dict[str, str]]:
+    """Pool name -> the labels its nodes need for this device software to work on them:
+    the named device-plugin config of a time-sliced pool, the MIG layout of a partitioned
+    one, the shared label the AMD chart selects its pools by. Pools needing none are left
+    out. A fleet adds them to its pools; a program adds them to each pool's `labels`."""
+    out: dict[str, dict[str, str]] = {}
     nv = spec.nvidia or Nvidia()
-    out: list[Advertised] = []
-    for pool in sorted(spec.pools, key=lambda p: p.name):
-        acc = pool.accelerator
-        if acc is None or acc.vendor not in VENDOR_SOFTWARE:
-            continue
-        resource, count = acc.resource, acc.count
-        software = {"nvidia": f"nvidia-{nv.mode}", "amd": "amd-gpu", "aws": "neuron"}[acc.vendor]
-        if acc.vendor == "nvidia":
-            profile = nv.mig.profile.get(pool.name)
-            if profile is not None:
-                per_gpu = MIG_PROFILES[acc.model][profile]
-                count = acc.count * per_gpu
-                if nv.mig.strategy == "mixed":
-                    resource = f"nvidia.com/mig-{profile}"
-            elif pool.name in nv.time_slicing.replicas:
-                count = acc.count * nv.time_slicing.replicas[pool.name]
-        out.append(Advertised(pool.name, software, resource, count, True))
-    return out
+    for pool, _ in sorted(nv.time_slicing.replicas.items()):
+        out.setdefault(pool, {})[DEVICE_PLUGIN_CONFIG_LABEL] = pool
+    for pool, profile in sorted(nv.mig.profile.items()):
+        # mig-manager's generated config names the uniform layouts `all-<profile>`.
+        out.setdefault(pool, {})[MIG_CONFIG_LABEL] = f"all-{profile}"
+    if uses_amd_chart(spec):
+        for pool in pools_of_vendor(spec, "amd"):
+            out.setdefault(pool.name, {})[DEVICE_SOFTWARE_LABEL] = "amd-gpu"
+    return {pool: dict(sorted(labels.items())) for pool, labels in sorted(out.items())}

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from nodepools.specs.accelerators import lookup_accelerator
 from nodepools.specs.base import Issue, PathError, SpecError, SpecModel
-from nodepools.specs.labels import LabelValue
+from nodepools.specs.labels import LabelKey, LabelValue
 from nodepools.specs.shared import SharedPoolDescription
 from nodepools.validation.quantity import InvalidQuantity, parse_quantity
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, field_validator
@@ -129,6 +129,14 @@ class RecipeArgs(SpecModel):
         "(`name`, `shape`, `size`, `selector`, `gpus_per_node`, `taints`) of pools created "
         "elsewhere. Default []: the recipe waits (in a fleet: every SharedNodePool of the stack).",
     )
+    accelerator_resource: LabelKey | None = Field(
+        default=None,
+        description="The extended resource each replica asks for; default None: the one the "
+        "candidate pools of `node_shape` advertise (after MIG or time slicing: give each pool "
+        "`accelerator_resource`/`gpus_per_node` from `AcceleratorStack.shared_pool`, which a "
+        "fleet does itself). Given, every such pool must advertise it: `nvidia.com/gpu` "
+        "(whole GPUs) on a pool cut into MIG slices is an error.",
+    )
     gpus: int | None = Field(
         default=None,
         ge=0,
@@ -177,6 +185,31 @@ class RecipeArgs(SpecModel):
                 raise PathError(f"[{index}].name", f"pool {pool.name!r} is listed twice")
             seen.add(pool.name)
         return pools
+
+    @field_validator("accelerator_resource")
+    @classmethod
+    def _accelerator_resource(cls, asked: str | None, info: ValidationInfo) -> str | None:
+        shape = info.data.get("node_shape")
+        pools: list[SharedPoolDescription] | None = info.data.get("pools")
+        if asked is None or shape is None or pools is None:
+            return asked
+        selector = info.data.get("shared_pool_selector")
+        others = sorted(
+            {
+                f"{p.name} advertises {p.accelerator_resource!r}"
+                for p in pools
+                if matches(p, shape, selector)
+                and p.accelerator_resource
+                and p.accelerator_resource != asked
+            }
+        )
+        if others:
+            sliced = any("nvidia.com/mig-" in other for other in others)
+            raise ValueError(
+                f"{asked!r}, but candidate pool {'; '.join(others)}"
+                + (" (its GPUs are cut into MIG slices: ask for slices)" if sliced else "")
+            )
+        return asked
 
     @field_validator("gpus")
     @classmethod
@@ -328,6 +361,7 @@ def resolve_recipe(args: RecipeArgs, name: str) -> ResolvedRecipe:
     if problem := recipe_name_problem(name):
         raise SpecError(f"Recipe {name!r}", [Issue("name", problem)])
     resource, _ = accelerator_of_shape(args.node_shape, args.pools, args.shared_pool_selector)
+    resource = args.accelerator_resource or resource
     gpus = args.gpus or 0  # resolved by validation; None only on a model built unvalidated
     return ResolvedRecipe(
         name=name,

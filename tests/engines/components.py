@@ -265,8 +265,28 @@ def accelerator_stack_mixed() -> None:
     AcceleratorStack("devices", {"platform": "rosa", "pools": pools})
 
 
+def accelerator_stack_oke() -> None:
+    from nodepools import AcceleratorStack, SharedNodePool
+
+    mi300x = SharedNodePool(
+        "mi300x", {"cluster": OKE, "shape": "BM.GPU.MI300X.8", "size": 1, "boot_volume_gb": 500}
+    )
+    a10 = SharedNodePool(
+        "a10", {"cluster": OKE, "shape": "BM.GPU.A10.4", "size": 1, "boot_volume_gb": 500}
+    )
+    AcceleratorStack(
+        "devices",
+        {
+            "platform": "oke",
+            "oke_cluster_id": OKE["cluster_id"],
+            "pools": AcceleratorStack.served([mi300x, a10]),
+        },
+    )
+
+
 COMPONENTS: dict[str, Callable[[], None]] = {
     "AcceleratorStack/eks": accelerator_stack_eks,
+    "AcceleratorStack/oke": accelerator_stack_oke,
     "AcceleratorStack/mixed": accelerator_stack_mixed,
     "MachinePool/eks": machine_pool_eks,
     "MachinePool/oke": machine_pool_oke,

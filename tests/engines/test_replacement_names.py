@@ -47,12 +47,12 @@ REVIEWED: dict[str, Callable[[CapturedResource], str | None]] = {
     "oci:ContainerEngine/nodePool:NodePool": lambda r: None,
     # The dynamic providers choose delete-before-replace themselves when the new object
     # keeps its name (backends/rosa.py and backends/osmo.py `diff`, tested there).
-    # One `ClusterAutoscaler` add-on per cluster; only a new cluster (or add-on name)
-    # replaces it, and then the old one is on another cluster.
+    # One add-on of a name per cluster (`ClusterAutoscaler`, an AcceleratorStack's
+    # `NvidiaGpuPlugin` / `AmdGpuPlugin`); only a new cluster (or add-on name) replaces
+    # it, and then the old one is on another cluster.
     "oci:ContainerEngine/addon:Addon": lambda r: None,
     "pulumi-python:dynamic/ocm:MachinePool": lambda r: None,
-    # A Helm release is named (`name`) per AcceleratorStack and vendor (and pool for AMD and
-    # Neuron); pulumi-kubernetes replaces a Release only when its name or namespace changes,
+    # A Helm release is named (`name`) per AcceleratorStack and vendor; pulumi-kubernetes replaces a Release only when its name or namespace changes,
     # so the new release never shares (name, namespace) with the old one.
     "kubernetes:helm.sh/v3:Release": lambda r: None if r.inputs.get("name") else "no `name`",
     "pulumi-python:dynamic/osmo:Config": lambda r: None,

@@ -88,6 +88,7 @@ def test_documents_are_byte_stable_in_any_key_order(tmp_path: Path):
     files = sorted(p.relative_to(tmp_path / "a").as_posix() for p in first.artifacts)
     assert files == [
         "capacity.svg",
+        "manifests/gpu-operator-nvidia.yaml",  # the stack's AcceleratorStack
         "osmo/POD_TEMPLATE/a100.json",
         "osmo/POD_TEMPLATE/l40s.json",
         "osmo/POOL/shared_simulation_training_pool.json",

@@ -57,6 +57,23 @@ MI300X_POOL = {
 
 # One valid input per component, written as a Python user would (snake_case).
 SAMPLES: dict[str, dict[str, Any]] = {
+    "AcceleratorStack": {
+        "platform": "eks",
+        "pools": [
+            {
+                "name": "gpu",
+                "accelerator": {
+                    "resource": "nvidia.com/gpu",
+                    "count": 1,
+                    "vendor": "nvidia",
+                    "model": "A10G",
+                },
+                "taints": [{"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}],
+                "instance_types": ["g5.2xlarge"],
+            }
+        ],
+        "nvidia": {"time_slicing": {"replicas": {"gpu": 2}}},
+    },
     "MachinePool": {"cluster": EKS, "instance_type": "m5.xlarge", "replicas": 2},
     "GpuSpotPool": {"cluster": EKS, "instance_type": "g5.2xlarge", "labels": {"team": "ml"}},
     "SharedNodePool": {

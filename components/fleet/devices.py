@@ -1,0 +1,161 @@
+"""AcceleratorStack in a fleet: pool names resolved, the pools labelled, the advertised
+resources handed to recipes and quotas.
+
+Stack config::
+
+    nodepools:devices:
+      - {component: AcceleratorStack, name: gpu-software, pools: [gpu-spot, oke-a10]}
+
+`pools` names entries of the `pools` section (or gives `ServedPool` descriptions of pools
+created elsewhere); left out, it is every accelerator pool of the stack, which must then
+be on one cluster. `platform` defaults to the pools' cluster kind (`eks` for Karpenter
+pools) and, on OKE, `oke_cluster_id` to their cluster's id. The labels the software needs
+on a pool's nodes (`AcceleratorStack.node_labels`: device-plugin config, MIG layout, the
+AMD chart's selector) are added to that pool entry's `labels` before anything is built,
+and recipes and quotas naming the pool see the resource and count it advertises.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, cast
+
+from nodepools.fleet.context import FleetContext, FleetEntry
+from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels
+from nodepools.specs.advertised_pools import AdvertisedPool
+from nodepools.specs.base import Issue, SpecError
+from nodepools.specs.device_placement import advertised_resource
+from nodepools.specs.served_pools import served_pool
+
+STACK_COMPONENT = "AcceleratorStack"
+POOL_KINDS = ("MachinePool", "GpuSpotPool", "SharedNodePool", "KarpenterNodePool")
+
+
+def _resolved(ctx: FleetContext, name: str) -> Any:
+    for (_, entry_name), (_, resolved) in ctx.preflights.items():
+        if entry_name == name:
+            return resolved
+    return None
+
+
+def _pool_entries(ctx: FleetContext) -> list[str]:
+    return sorted(name for name, (kind, _) in ctx.entries.items() if kind in POOL_KINDS)
+
+
+def prepare_devices(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
+    """`pools: [names]` -> ServedPool descriptions; platform and OKE cluster from them."""
+    given = "pools" in args
+    references: Any = args["pools"] if given else None
+    if references is None:
+        references = [
+            name
+            for name in _pool_entries(ctx)
+            if getattr(_resolved(ctx, name), "accelerator", None) is not None
+        ]
+    if not isinstance(references, list):
+        return args  # the model reports the type
+    issues: list[Issue] = []
+    served: list[Any] = []
+    clusters: dict[str, Any] = {}
+    entry_of: dict[str, str] = {}
+    for index, reference in enumerate(cast("list[Any]", references)):
+        where = f"{path}.pools[{index}]" if given else f"{path}.pools"
+        if not isinstance(reference, str):
+            served.append(reference)
+            continue
+        resolved = _resolved(ctx, reference) if reference in _pool_entries(ctx) else None
+        if resolved is None:
+            known = ", ".join(_pool_entries(ctx)) or "none declared"
+            issues.append(Issue(where, f"unknown or invalid pool {reference!r} (pools: {known})"))
+            continue
+        entry = served_pool(resolved)
+        entry_of[entry["name"]] = reference
+        served.append(entry)
+        cluster = getattr(resolved, "cluster", None)
+        clusters[_cluster_key(cluster)] = cluster
+    if len(clusters) > 1:
+        # A Karpenter pool is in the cluster of the Kubernetes provider: any of the others.
+        clusters.pop(_cluster_key(None), None)
+    if len(clusters) > 1:
+        issues.append(
+            Issue(
+                f"{path}.pools",
+                f"the pools are in {len(clusters)} clusters ({', '.join(sorted(clusters))}); "
+                "one AcceleratorStack serves the pools of one cluster"
+                + ("" if given else " (left out, `pools` is every accelerator pool of the stack)"),
+            )
+        )
+    if issues:
+        raise SpecError("fleet", issues)
+    prepared = {**args, "pools": served}
+    cluster = next(iter(clusters.values()), None)
+    kind = getattr(cluster, "kind", None) if cluster is not None else ("eks" if clusters else None)
+    if "platform" not in args and kind is not None:
+        prepared["platform"] = kind
+    if kind == "oke" and "oke_cluster_id" not in args:
+        prepared["oke_cluster_id"] = cluster.cluster_id  # pyright: ignore[reportOptionalMemberAccess]
+    ctx.device_pools[ctx.current or ""] = entry_of
+    _note_advertised(prepared, ctx, entry_of)
+    return prepared
+
+
+def _cluster_key(cluster: Any) -> str:
+    if cluster is None:
+        return "the Karpenter cluster"
+    value = getattr(cluster, "cluster_id", None) or getattr(cluster, "cluster_name", None)
+    return f"{cluster.kind} {value}" if isinstance(value, str) else f"{cluster.kind} (an Output)"
+
+
+def _note_advertised(prepared: dict[str, Any], ctx: FleetContext, entry_of: dict[str, str]) -> None:
+    """What each named pool advertises, for the recipes and quotas validated after."""
+    try:
+        spec = AcceleratorStackArgs.model_validate(prepared)
+    except Exception:
+        return
+    for pool in spec.pools:
+        if pool.name not in entry_of or pool.accelerator is None:
+            continue
+        resource, count = advertised_resource(spec, pool)
+        ctx.advertised[entry_of[pool.name]] = AdvertisedPool(
+            resource, count, pool.accelerator.resource, pool.accelerator.count
+        )
+
+
+def label_served_pools(entries: list[FleetEntry], ctx: FleetContext) -> list[FleetEntry]:
+    """Add each AcceleratorStack's node labels to the pool entries it serves, and check
+    those pools again with them (their preflight results replaced)."""
+    wanted: dict[str, dict[str, str]] = {}
+    issues: list[Issue] = []
+    for entry in entries:
+        if entry.component != STACK_COMPONENT:
+            continue
+        entry_of = ctx.device_pools.get(entry.name, {})
+        for pool, labels in node_labels(entry.args).items():
+            if pool in entry_of:
+                wanted.setdefault(entry_of[pool], {}).update(labels)
+    out: list[FleetEntry] = []
+    for entry in entries:
+        extra = wanted.get(entry.name)
+        if not extra:
+            out.append(entry)
+            continue
+        own: dict[str, str] = dict(entry.args.labels)
+        clashes = [k for k, v in extra.items() if k in own and own[k] != v]
+        for key in clashes:
+            issues.append(
+                Issue(
+                    f"{entry.path}.labels.{key}",
+                    f"{own[key]!r}, but the AcceleratorStack serving this pool needs {extra[key]!r}",
+                )
+            )
+        if clashes:
+            out.append(entry)
+            continue
+        args = entry.args.model_copy(update={"labels": dict(sorted({**own, **extra}.items()))})
+        key = next(k for k in ctx.preflights if k[1] == entry.name)
+        component_class: Any = key[0]
+        ctx.preflights[key] = (args, component_class.preflight(entry.name, args))
+        out.append(dataclasses.replace(entry, args=args))
+    if issues:
+        raise SpecError("fleet", issues)
+    return out
