@@ -37,10 +37,12 @@ class SchedulingInfo:
         extra_selector: Mapping[str, str] | None = None,
         accelerators_per_pod: int | None = None,
         identity_label: bool = True,
+        extra_limits: Mapping[str, int] | None = None,
     ) -> SchedulingInfo:
         """Select the pool by its identity label, tolerate its taints, request its accelerators.
 
-        By default a pod asks for every accelerator of one node (`accelerator.count`).
+        By default a pod asks for every accelerator of one node (`accelerator.count`);
+        `extra_limits` adds other node resources it asks for (a pool's EFA interfaces).
         """
         selector = {**({POOL_LABEL: pool_name} if identity_label else {}), **(extra_selector or {})}
         tolerations = tuple(toleration_for(t) for t in sorted(taints, key=lambda t: t.sort_key))
@@ -49,6 +51,7 @@ class SchedulingInfo:
             limits[accelerator.resource] = (
                 accelerator.count if accelerators_per_pod is None else accelerators_per_pod
             )
+        limits.update(extra_limits or {})
         return cls(dict(sorted(selector.items())), tolerations, limits)
 
     @classmethod

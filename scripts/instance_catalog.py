@@ -24,11 +24,12 @@ Layout of the JSON (room for more facts: add a key to the entry and to
          "vcpus": int | null, "memory_mib": int | null,   # null: not documented here
          "accelerator": null | {"resource", "count", "vendor", "model", "memory_mib"},
          "flex": null | {"max_ocpus", "max_memory_gb", "max_memory_gb_per_ocpu"},
+         "efa_interfaces": int | null,   # EFA interfaces; null: not documented here
          "source": "<key of sources>"}}}
 
-Per-type network facts (EFA interfaces) belong on the type entry; per-model facts (MIG
-profiles) in a separate top-level table keyed by `accelerator.model`; prices in their own
-file keyed by type name.
+Per-type network facts (EFA interfaces) are on the type entry, from the entry's source;
+per-model facts (MIG profiles) in a separate top-level table keyed by `accelerator.model`;
+prices in their own file keyed by type name.
 
 Usage (from the repository root)::
 
@@ -57,6 +58,7 @@ KARPENTER_DOC = "website/content/en/preview/reference/instance-types.md"
 KARPENTER_REPO = "https://github.com/aws/karpenter-provider-aws"
 
 NVIDIA, AMD, NEURON = "nvidia.com/gpu", "amd.com/gpu", "aws.amazon.com/neuron"
+EFA = "vpc.amazonaws.com/efa"
 GIB = 1024
 
 SOURCES: dict[str, str] = {
@@ -120,6 +122,8 @@ def _aws(arch, vcpus, memory_gib, accelerator, source) -> dict[str, Any]:
         "memory_mib": round(memory_gib * GIB) if memory_gib is not None else None,
         "accelerator": accelerator,
         "flex": None,
+        # Not documented on the pages these entries cite: unknown, never "no EFA".
+        "efa_interfaces": None,
         "source": source,
     }
 
@@ -158,6 +162,7 @@ def _oci(arch, ocpus, memory_gb, accelerator, source, flex=None) -> dict[str, An
         "memory_mib": None if memory_gb is None else memory_gb * GIB,
         "accelerator": accelerator,
         "flex": flex,
+        "efa_interfaces": None,  # EFA is EC2's; OCI shapes have RDMA cluster networks
         "source": source,
     }
 
@@ -265,6 +270,8 @@ def aws_entry(name: str, labels: dict[str, str], resources: dict[str, str]) -> d
         "memory_mib": int(labels[k + "memory"]),
         "accelerator": accelerator,
         "flex": None,
+        # The list names every resource a node advertises: no EFA line, no EFA support.
+        "efa_interfaces": _int(resources.get(EFA)) or 0,
         "source": "karpenter",
     }
 
@@ -341,6 +348,8 @@ def problems(catalog: dict[str, Any], text: str) -> list[str]:
             continue
         if parsed.source not in catalog["sources"]:
             found.append(f"{name}: source {parsed.source!r} is not in `sources`")
+        if parsed.source == "karpenter" and parsed.efa_interfaces is None:
+            found.append(f"{name}: Karpenter's list says whether a type has EFA; null here")
         if (
             accelerated_family(name)
             and parsed.accelerator is None

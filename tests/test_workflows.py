@@ -19,6 +19,7 @@ STACKS = [
     "dev",
     "rosa-gpu",
     "eks-karpenter-llm",
+    "eks-training",
     "oke-shared-mi300x",
     "org-quotas",
     "osmo-platforms",

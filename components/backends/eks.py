@@ -16,6 +16,7 @@ from nodepools.backends.eks_launch_template import (
     needs_launch_template,
     node_group_launch_template,
 )
+from nodepools.backends.eks_network import pool_subnet_ids
 from nodepools.backends.eks_scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
 from nodepools.specs.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.eks_ami import default_ami_type
@@ -78,7 +79,18 @@ def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
         tags[f"{CA_TEMPLATE}/taint/{taint.key}"] = f"{taint.value or ''}:{taint.effect}"
     if pool.accelerator is not None:
         tags[f"{CA_TEMPLATE}/resources/{pool.accelerator.resource}"] = str(pool.accelerator.count)
+    # Pods asking for EFA interfaces scale a group from zero only if its template has them.
+    for resource, count in pool.extra_limits.items():
+        tags[f"{CA_TEMPLATE}/resources/{resource}"] = str(count)
     return dict(sorted(tags.items()))
+
+
+def capacity_type(pool: ResolvedPool) -> str:
+    """The node group's capacity type: `CAPACITY_BLOCK`, `SPOT` or `ON_DEMAND` (which an
+    On-Demand Capacity Reservation is, targeted by the launch template)."""
+    if pool.capacity_block:
+        return "CAPACITY_BLOCK"
+    return "SPOT" if pool.spot is not None else "ON_DEMAND"
 
 
 def asg_tag_names(name: str, tags: dict[str, str]) -> dict[str, str]:
@@ -152,9 +164,12 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             cluster_name=cluster.cluster_name,
             node_group_name_prefix=prefix,
             node_role_arn=cluster.node_role_arn,
-            subnet_ids=cluster.subnet_ids,
-            instance_types=list(pool.instance_types) or [pool.instance_type],
-            capacity_type="SPOT" if pool.spot is not None else "ON_DEMAND",
+            subnet_ids=pool_subnet_ids(pool),
+            # A Capacity Block's type is in the launch template; EKS refuses it in both.
+            instance_types=None
+            if pool.capacity_block
+            else list(pool.instance_types) or [pool.instance_type],
+            capacity_type=capacity_type(pool),
             scaling_config=aws.eks.NodeGroupScalingConfigArgs(
                 min_size=pool.min_nodes,
                 max_size=max_size,

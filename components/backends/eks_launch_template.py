@@ -1,6 +1,7 @@
 """The launch template an EKS pool creates when it sets what only a launch template carries:
-`node_config` (a nodeadm NodeConfig in MIME multi-part user data), `metadata_options` and
-`boot_volume` (issue 14).
+`node_config` (a nodeadm NodeConfig in MIME multi-part user data), `metadata_options`,
+`boot_volume`, `network` (EFA interfaces, placement group: `eks_network`) and
+`capacity_reservation` (issue 14).
 
 EKS managed node groups merge a launch template's user data with their own bootstrap: on
 AL2023 the user data must be MIME multi-part, and nodeadm reads every
@@ -12,11 +13,12 @@ beside it, never in its place.
 from __future__ import annotations
 
 import base64
-from typing import Any
+from typing import Any, cast
 
 import pulumi
 import pulumi_aws as aws
 import yaml
+from nodepools.backends.eks_network import build_network
 from nodepools.specs.node_settings import MIME_BOUNDARY, BootVolume, MetadataOptions, NodeConfig
 from nodepools.specs.pools import ResolvedPool
 
@@ -27,7 +29,27 @@ NODEADM_API = "node.eks.aws/v1alpha1"
 
 def needs_launch_template(pool: ResolvedPool) -> bool:
     """Whether the pool sets anything only a launch template can carry."""
-    return any(x is not None for x in (pool.node_config, pool.metadata_options, pool.boot_volume))
+    network = pool.network
+    return (
+        any(x is not None for x in (pool.node_config, pool.metadata_options, pool.boot_volume))
+        or pool.capacity_reservation is not None
+        or (network is not None and (network.efa or network.placement_group is not None))
+    )
+
+
+def capacity_reservation_specification(
+    pool: ResolvedPool,
+) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
+    """The reservation the nodes launch into: one reservation id, or a resource group."""
+    reservation = pool.capacity_reservation
+    if reservation is None:
+        return None
+    return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+        capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+            capacity_reservation_id=reservation.ids[0] if reservation.ids else None,
+            capacity_reservation_resource_group_arn=reservation.resource_group_arn,
+        )
+    )
 
 
 def node_config_document(config: NodeConfig) -> dict[str, Any]:
@@ -82,12 +104,25 @@ def block_device_mapping(
 def build_launch_template(
     name: str, pool: ResolvedPool, parent: pulumi.Resource
 ) -> aws.ec2.LaunchTemplate:
-    """`<pool>-launch-template`, auto-named by Pulumi (so a replacement can't collide)."""
+    """`<pool>-launch-template`, auto-named by Pulumi (so a replacement can't collide).
+
+    A Capacity Block pool names its instance type here (EKS takes it from the template and
+    the node group names none) with the `capacity-block` market type."""
     options = pool.metadata_options or MetadataOptions()
     mapping = block_device_mapping(pool)
+    network = build_network(name, pool, parent)
     return aws.ec2.LaunchTemplate(
         f"{name}-launch-template",
         aws.ec2.LaunchTemplateArgs(
+            instance_type=pool.instance_type if pool.capacity_block else None,
+            instance_market_options=aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(
+                market_type="capacity-block"
+            )
+            if pool.capacity_block
+            else None,
+            capacity_reservation_specification=capacity_reservation_specification(pool),
+            network_interfaces=network.network_interfaces,
+            placement=network.placement,
             metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
                 http_endpoint=options.http_endpoint,
                 http_tokens=options.http_tokens,
@@ -106,7 +141,16 @@ def build_launch_template(
 def node_group_launch_template(
     template: aws.ec2.LaunchTemplate,
 ) -> aws.eks.NodeGroupLaunchTemplateArgs:
-    """The node group's reference: by id and latest version (a new version rolls the nodes)."""
+    """The node group's reference: by id and latest version (a new version rolls the nodes).
+
+    A plain `pulumi.runtime.Mocks` echoes inputs, so `latest_version` (computed by EC2) is
+    None there: then no version, never the string "None"."""
     return aws.eks.NodeGroupLaunchTemplateArgs(
-        id=template.id, version=template.latest_version.apply(str)
+        id=template.id,
+        version=cast("pulumi.Output[str]", template.latest_version.apply(_version_text)),
     )
+
+
+def _version_text(version: object) -> str | None:
+    # Typed int by the SDK, yet None where nothing computed it (a plain Mocks).
+    return None if version is None else str(version)

@@ -81,6 +81,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         if pool.spot is not None
         else None
     )
+    reservations = pool.capacity_reservation.ids if pool.capacity_reservation else None
     node_pool = ce.NodePool(
         f"{name}-node-pool",
         ce.NodePoolArgs(
@@ -102,8 +103,10 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
                         availability_domain=placement.availability_domain,
                         subnet_id=placement.subnet_id,
                         preemptible_node_config=preemptible,
+                        # One reservation per placement (availability domain), in order.
+                        capacity_reservation_id=reservations[index] if reservations else None,
                     )
-                    for placement in cluster.placements
+                    for index, placement in enumerate(cluster.placements)
                 ],
             ),
             node_source_details=ce.NodePoolNodeSourceDetailsArgs(

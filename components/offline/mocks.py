@@ -31,6 +31,17 @@ def _eks_node_group(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _launch_template(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # EC2 numbers a new template's first version 1; node groups reference it.
+    return {"latestVersion": 1, "defaultVersion": 1}
+
+
+def _auto_named(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # The provider names a resource given no `name` as `<resource name>-<7 hex>`; what
+    # references it (a launch template's placement group) needs that name.
+    return {"name": inputs.get("name") or f"{name}-{stable_id('autoname', name)[-7:]}"}
+
+
 def _ocm_machine_pool(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     # What the OCM provider returns on create: the pool id is the body's `id`.
     body: dict[str, Any] = inputs.get("body") or {}
@@ -52,6 +63,8 @@ def _stack_reference(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
 
 COMPUTED_OUTPUTS: dict[str, OutputsFactory] = {
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
+    "aws:ec2/launchTemplate:LaunchTemplate": _launch_template,
+    "aws:ec2/placementGroup:PlacementGroup": _auto_named,
     "pulumi-python:dynamic/ocm:MachinePool": _ocm_machine_pool,
     "pulumi:pulumi:StackReference": _stack_reference,
 }

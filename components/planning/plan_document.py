@@ -153,6 +153,8 @@ def _pool(capture: Capture, pool: CapturedResource) -> dict[str, Any]:
     selection = None if types else spec.get("instanceType")
     if "capacityTypes" in spec:
         capacity_types = sorted(spec["capacityTypes"])
+    elif spec.get("capacityReservation"):  # priced as on-demand, which it is billed as
+        capacity_types = ["reserved"]
     else:
         capacity_types = ["spot"] if spec.get("spot") else ["on-demand"]
     spot = capacity_types == ["spot"]

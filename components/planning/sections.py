@@ -27,6 +27,15 @@ KEY_INPUTS: dict[str, tuple[str, ...]] = {
         "amiType",
     ),
     "aws:autoscaling/tag:Tag": ("tag.key", "tag.value"),
+    "aws:ec2/launchTemplate:LaunchTemplate": (
+        "instanceType",
+        "instanceMarketOptions.marketType",
+        "capacityReservationSpecification.capacityReservationTarget",
+        "placement.groupName",
+        "metadataOptions.httpTokens",
+    ),
+    "aws:ec2/placementGroup:PlacementGroup": ("strategy",),
+    "aws:ec2/securityGroup:SecurityGroup": ("vpcId",),
     # ROSA machine pools: the OCM body the dynamic provider sends (never the token).
     "pulumi-python:dynamic/ocm:MachinePool": (
         "cluster_id",

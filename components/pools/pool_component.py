@@ -58,7 +58,12 @@ class PoolComponent(pulumi.ComponentResource):
         warning = unknown_type_warning(instance_type) if instance_type else None
         if warning and getattr(pool, "accelerator", None) is None:
             pulumi.log.warn(warning, resource=self)
-        self.scheduling = SchedulingInfo.for_pool(pool.pool_name, pool.taints, pool.accelerator)
+        # Karpenter pools pass their own resolved form, without `extra_limits` (and replace
+        # this scheduling info with theirs).
+        extra_limits: dict[str, int] = getattr(pool, "extra_limits", None) or {}
+        self.scheduling = SchedulingInfo.for_pool(
+            pool.pool_name, pool.taints, pool.accelerator, extra_limits=extra_limits
+        )
 
     def _build(self, name: str) -> None:
         built = backend_for(self.resolved.cluster.kind).build_pool(name, self.resolved, self)

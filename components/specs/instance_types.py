@@ -3,7 +3,7 @@
 Read from the packaged `data/instance_types.json` (written and checked by
 `scripts/instance_catalog.py`, which cites a source for every entry): CPU architecture,
 vCPUs, memory, accelerators (resource, count, vendor, model, memory) and the bounds of
-OCI flexible shapes. Entries are parsed on first lookup, so importing this costs one JSON
+OCI flexible shapes, and the EFA interfaces of EC2 types. Entries are parsed on first lookup, so importing this costs one JSON
 read.
 
 Beyond the catalog, names are checked by their cloud's syntax, and the architecture of a
@@ -60,6 +60,12 @@ class InstanceType(SpecModel):
     memory_mib: int | None = Field(default=None, gt=0)
     accelerator: CatalogAccelerator | None = None
     flex: FlexBounds | None = None
+    efa_interfaces: int | None = Field(
+        default=None,
+        ge=0,
+        description="EFA interfaces a node of the type can carry, one per network card "
+        "(0: no EFA); None: not documented by the entry's source.",
+    )
     source: str = Field(min_length=1, description="Key of the catalog's `sources` table.")
 
 

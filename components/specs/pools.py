@@ -14,6 +14,7 @@ from nodepools.specs.accelerators import (
     lookup_accelerator,
 )
 from nodepools.specs.base import Issue, PathError, SpecError, SpecModel
+from nodepools.specs.capacity_reservation import CapacityReservation, check_capacity_reservation
 from nodepools.specs.clusters import (
     ClusterCapabilities,
     ClusterTarget,
@@ -24,6 +25,7 @@ from nodepools.specs.clusters import (
 from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
 from nodepools.specs.instance_types import architecture, instance_type
 from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
+from nodepools.specs.network import EFA_RESOURCE, PoolNetwork, check_network, efa_interfaces
 from nodepools.specs.node_settings import BootVolume, MetadataOptions, NodeConfig, UpdatePolicy
 from nodepools.specs.scaling import Scaling, Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
@@ -220,6 +222,20 @@ class PoolArgsBase(SpecModel):
         "cluster's version.",
     )
 
+    network: PoolNetwork | None = Field(
+        default=None,
+        description="EFA interfaces, a placement group and the one subnet they need (EKS "
+        "only: the pool's launch template, security group and placement group); OKE and "
+        "ROSA: refused. Default None.",
+    )
+    capacity_reservation: CapacityReservation | None = Field(
+        default=None,
+        description="Reserved capacity to launch into: an EC2 Capacity Block or On-Demand "
+        "Capacity Reservation (EKS: the launch template's reservation target; a Capacity "
+        "Block also sets the node group's capacity type `CAPACITY_BLOCK`), or OCI capacity "
+        "reservations (OKE: per placement); ROSA: refused. Not with `spot`. Default None.",
+    )
+
     @model_validator(mode="before")
     @classmethod
     def _one_of_instance_type_or_types(cls, data: Any) -> Any:
@@ -389,6 +405,13 @@ class PoolArgsBase(SpecModel):
                 "config (set it cluster-wide with a KubeletConfig through the machine config "
                 "operator)"
             )
+        ami_type = getattr(info.data.get("cluster"), "ami_type", None) if kind == "eks" else None
+        if ami_type and ami_type.startswith(("AL2_", "BOTTLEROCKET_")):
+            raise ValueError(
+                f"`cluster.ami_type` {ami_type!r} can't take `node_config`: it becomes a nodeadm "
+                "NodeConfig, which only AL2023 AMIs read (AL2 bootstraps with bootstrap.sh, "
+                "Bottlerocket with TOML settings); use an AL2023 `cluster.ami_type` (or none)"
+            )
         if kind == "oke" and config.kubelet:
             raise PathError(
                 "kubelet",
@@ -479,6 +502,24 @@ class PoolArgsBase(SpecModel):
             )
             raise ValueError(f"{release!r} can't be used on {where}; `release_version` is EKS only")
         return release
+
+    @field_validator("network")
+    @classmethod
+    def _network_backend_and_types(cls, network: PoolNetwork | None, info: ValidationInfo):
+        if network is None:
+            return network
+        types = info.data.get("instance_types") or [info.data.get("instance_type")]
+        check_network(network, info.data.get("cluster"), [t for t in types if t])
+        return network
+
+    @field_validator("capacity_reservation")
+    @classmethod
+    def _capacity_reservation_fits(
+        cls, reservation: CapacityReservation | None, info: ValidationInfo
+    ):
+        if reservation is not None:
+            check_capacity_reservation(reservation, dict(info.data))
+        return reservation
 
     @field_validator("ocpus", "memory_gb")
     @classmethod
@@ -609,6 +650,26 @@ class ResolvedPool:
     update: UpdatePolicy | None = None
     auto_repair: bool | None = None
     release_version: str | None = None
+    network: PoolNetwork | None = None
+    capacity_reservation: CapacityReservation | None = None
+
+    @property
+    def efa_interfaces(self) -> int:
+        """EFA interfaces per node (the fewest of a mix); 0 without `network.efa`."""
+        if self.network is None or not self.network.efa:
+            return 0
+        counts = [efa_interfaces(t) or 0 for t in self.instance_types or (self.instance_type,)]
+        return min(counts)
+
+    @property
+    def extra_limits(self) -> dict[str, int]:
+        """Resources beyond the accelerator a pod of the pool asks for: its EFA interfaces."""
+        return {EFA_RESOURCE: self.efa_interfaces} if self.efa_interfaces else {}
+
+    @property
+    def capacity_block(self) -> bool:
+        reservation = self.capacity_reservation
+        return reservation is not None and reservation.type == "capacity_block"
 
     @property
     def accelerators_per_node(self) -> int:
@@ -631,6 +692,12 @@ class ResolvedPool:
             "taints": [str(t) for t in self.taints],
             "bootVolumeGb": self.boot_volume_gb,
             **({"instanceTypes": list(self.instance_types)} if self.instance_types else {}),
+            **({"efaInterfaces": self.efa_interfaces} if self.efa_interfaces else {}),
+            **(
+                {"capacityReservation": self.capacity_reservation.type}
+                if self.capacity_reservation
+                else {}
+            ),
         }
 
 
@@ -690,6 +757,8 @@ def resolve_pool(
         update=args.update,
         auto_repair=args.auto_repair,
         release_version=args.release_version,
+        network=args.network,
+        capacity_reservation=args.capacity_reservation,
     )
 
 

@@ -11,6 +11,7 @@ from nodepools.offline import run
 from nodepools.specs.base import SpecError
 
 from tests.conftest import EKS, OKE
+from tests.engines.mocks import run_on
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -54,7 +55,10 @@ def test_node_config_is_a_nodeadm_part_and_the_script_one_more_part():
     assert shell.startswith('text/x-shellscript; charset="us-ascii"\n\n' + script)
     # The launch template carries the volume: EKS refuses `disk_size` beside one.
     assert "diskSize" not in group
-    assert group["launchTemplate"]["id"] == template.inputs.get("id", group["launchTemplate"]["id"])
+    # The node group launches from this very template, at its latest version: the offline
+    # engine gives the template an id of its own and EC2's first version number.
+    assert template.outputs["id"] == "pool-launch-template-a958501a45c1"
+    assert group["launchTemplate"] == {"id": template.outputs["id"], "version": "1"}
     assert template.inputs["blockDeviceMappings"] == [
         {
             "deviceName": "/dev/xvda",
@@ -66,6 +70,20 @@ def test_node_config_is_a_nodeadm_part_and_the_script_one_more_part():
             },
         }
     ]
+
+
+def test_the_template_reference_under_a_users_plain_mocks():
+    # Outputs are the inputs there: the id is what the mocks return, and EC2's computed
+    # `latest_version` is absent, so no version is sent (never the string "None").
+    capture = run_on(
+        "plain",
+        lambda: MachinePool(
+            "pool",
+            {"cluster": EKS, "replicas": 1, "instance_type": "m5.large", "node_config": {"max_pods": 5}},
+        ),
+    )  # fmt: skip
+    group = capture.get(NODE_GROUP, "pool-node-group").inputs
+    assert group["launchTemplate"] == {"id": "pool-launch-template_id"}
 
 
 def test_metadata_defaults_to_imdsv2_hop_limit_1_and_can_be_overridden():
@@ -136,6 +154,8 @@ def test_oke_takes_max_pods_script_size_and_key():
         (EKS, {"node_config": {"user_data": "#!/bin/sh\nNODEPOOLS_USER_DATA_EOF\n"}}, "node_config.user_data", "uses itself"),
         (EKS, {"metadata_options": {"http_put_response_hop_limit": 65}}, "metadata_options.http_put_response_hop_limit", ""),
         (ROSA, {"instance_type": "m5.xlarge", "node_config": {"max_pods": 10}}, "node_config", "OpenShift owns the kubelet config"),
+        ({**EKS, "ami_type": "AL2_x86_64_GPU"}, {"node_config": {"max_pods": 10}}, "node_config", "`cluster.ami_type` 'AL2_x86_64_GPU' can't take `node_config`"),
+        ({**EKS, "ami_type": "BOTTLEROCKET_x86_64_NVIDIA"}, {"node_config": {"max_pods": 10}}, "node_config", "only AL2023 AMIs read"),
         (ROSA, {"instance_type": "m5.xlarge", "metadata_options": {}}, "metadata_options", "ROSA"),
         (ROSA, {"instance_type": "m5.xlarge", "boot_volume": {"size_gb": 300, "type": "gp3"}}, "boot_volume.type", "ROSA"),
         (OKE, {"instance_type": "VM.GPU.A10.1", "node_config": {"kubelet": {"registryPullQPS": 10}}}, "node_config.kubelet", "OKE"),
@@ -210,3 +230,19 @@ def test_release_version_pins_the_eks_ami_release_and_is_eks_only():
         "release_version",
         "EKS only",
     )
+
+
+def test_node_config_on_an_al2023_cluster_ami_type():
+    capture = run(
+        lambda: MachinePool(
+            "pool",
+            {
+                "cluster": {**EKS, "ami_type": "AL2023_x86_64_NVIDIA"},
+                "instance_type": "g5.xlarge",
+                "replicas": 1,
+                "node_config": {"max_pods": 10},
+            },
+        )
+    )
+    [template] = capture.by_type(TEMPLATE)
+    assert "maxPods: 10" in base64.b64decode(template.inputs["userData"]).decode()

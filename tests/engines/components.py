@@ -49,6 +49,68 @@ def gpu_spot_pool_eks_wired() -> None:
     GpuSpotPool("gpu", {"cluster": _eks_wired(), "instance_type": "g5.12xlarge"})
 
 
+# An EKS pool with every option the launch template, network and reservation take.
+EKS_EVERY_OPTION = {
+    "cluster": {**EKS, "ami_type": "AL2023_x86_64_NVIDIA", "tags": {"team": "ml"}},
+    "instance_type": "p5.48xlarge",
+    "autoscaling": {"min_replicas": 0, "max_replicas": 4},
+    "labels": {"workload": "training"},
+    "taints": ["training=true:NoSchedule"],
+    "pool_name": "h100-block",
+    "node_config": {
+        "max_pods": 64,
+        "kubelet": {"registryPullQPS": 10},
+        "user_data": "#!/bin/bash\necho ready\n",
+    },
+    "metadata_options": {"http_put_response_hop_limit": 2},
+    "boot_volume": {"size_gb": 500, "type": "gp3", "iops": 6000, "throughput": 500, "kms_key_id": "alias/nodes"},
+    "update": {"max_unavailable_percent": 25},
+    "auto_repair": True,
+    "release_version": "1.33.0-20250704",
+    "network": {
+        "efa": True,
+        "placement_group": "cluster",
+        "subnet_id": "subnet-b",
+        "vpc_id": "vpc-0a1b",
+        "security_group_ids": ["sg-cluster"],
+    },
+    "capacity_reservation": {"type": "capacity_block", "ids": ["cr-02168da1478b509e0"]},
+}  # fmt: skip
+OKE_EVERY_OPTION = {
+    "cluster": OKE,
+    "instance_type": "BM.GPU.H100.8",
+    "replicas": 1,
+    "labels": {"workload": "training"},
+    "taints": ["training=true:NoSchedule"],
+    "node_config": {"max_pods": 64, "user_data": "#!/bin/bash\necho ready\n"},
+    "boot_volume": {"size_gb": 500, "kms_key_id": "ocid1.key.oc1..k"},
+    "update": {"max_unavailable": 1},
+    "capacity_reservation": {"type": "on_demand", "ids": ["ocid1.capacityreservation.oc1.phx.aaaa1"]},
+}  # fmt: skip
+
+
+def machine_pool_eks_every_option() -> None:
+    from nodepools import GpuSpotPool, MachinePool
+
+    MachinePool("every-option", EKS_EVERY_OPTION)
+    GpuSpotPool(
+        "odcr-mix",
+        {
+            "cluster": EKS,
+            "instance_types": ["g6e.12xlarge", "g6e.24xlarge"],
+            "spot": None,
+            "capacity_reservation": {"type": "on_demand", "ids": ["cr-0123456789abcdef0"]},
+            "network": {"placement_group": "existing-ring", "subnet_id": "subnet-a"},
+        },
+    )
+
+
+def machine_pool_oke_every_option() -> None:
+    from nodepools import MachinePool
+
+    MachinePool("every-option", OKE_EVERY_OPTION)
+
+
 def machine_pool_oke() -> None:
     from nodepools import MachinePool
 
@@ -289,6 +351,8 @@ COMPONENTS: dict[str, Callable[[], None]] = {
     "AcceleratorStack/oke": accelerator_stack_oke,
     "AcceleratorStack/mixed": accelerator_stack_mixed,
     "MachinePool/eks": machine_pool_eks,
+    "MachinePool/eks-every-option": machine_pool_eks_every_option,
+    "MachinePool/oke-every-option": machine_pool_oke_every_option,
     "MachinePool/oke": machine_pool_oke,
     "MachinePool/rosa": machine_pool_rosa,
     "GpuSpotPool/eks": gpu_spot_pool_eks,

@@ -42,6 +42,17 @@ REVIEWED: dict[str, Callable[[CapturedResource], str | None]] = {
     "aws:ec2/launchTemplate:LaunchTemplate": lambda r: (
         "a fixed `name`: a replacement would collide on it" if r.inputs.get("name") else None
     ),
+    # The EFA security group and a created placement group: auto-named by Pulumi too.
+    "aws:ec2/securityGroup:SecurityGroup": lambda r: (
+        "a fixed `name`: a replacement would collide on it" if r.inputs.get("name") else None
+    ),
+    "aws:ec2/placementGroup:PlacementGroup": lambda r: (
+        "a fixed `name`: a replacement would collide on it" if r.inputs.get("name") else None
+    ),
+    # A rule has no name; it is replaced only with its group or its protocol, so the new
+    # rule is never a duplicate of the old one on the same group.
+    "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule": lambda r: None,
+    "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule": lambda r: None,
     # OCI node pool names are display names (OCIDs identify pools; OCI does not require
     # unique names), so for a moment two pools may share one.
     "oci:ContainerEngine/nodePool:NodePool": lambda r: None,

@@ -141,6 +141,8 @@ def _tampered(tmp_path, change) -> str:
         (lambda t: t["m5.large"].update(source="nowhere"), "is not in `sources`"),
         (lambda t: t["m5.large"].update(arch="sparc"), "m5.large:"),
         (lambda t: t.pop("p3.2xlarge"), "p3.2xlarge: differs"),
+        (lambda t: t["p5.48xlarge"].update(efa_interfaces=None), "says whether a type has EFA"),
+        (lambda t: t["p5.48xlarge"].update(efa_interfaces=-1), "p5.48xlarge:"),
     ],
 )
 def test_check_mode_fails_on_a_wrong_catalog(tmp_path, capsys, change, message):
@@ -190,7 +192,44 @@ def test_the_generator_reads_karpenters_reference_tables():
             "memory_mib": 16384,
         },
         "flex": None,
+        "efa_interfaces": 0,  # no `vpc.amazonaws.com/efa` line: no EFA
         "source": "karpenter",
     }
     assert "/blob/abc123/" in built["sources"]["karpenter"]
     assert "BM.GPU.H100.8" in built["instance_types"]  # the hand-kept tables join in
+
+
+def test_efa_interfaces_come_from_karpenters_efa_resource():
+    reference = "\n".join(
+        [
+            "### `p5.48xlarge`",
+            "#### Labels",
+            " |karpenter.k8s.aws/instance-cpu|192|",
+            " |karpenter.k8s.aws/instance-memory|2097152|",
+            " |kubernetes.io/arch|amd64|",
+            "#### Resources",
+            " |vpc.amazonaws.com/efa|32|",
+        ]
+    )
+    assert script.build("abc", reference)["instance_types"]["p5.48xlarge"]["efa_interfaces"] == 32
+
+
+@pytest.mark.parametrize(
+    ("name", "interfaces"),
+    [
+        # Karpenter's list (EC2 DescribeInstanceTypes MaximumEfaInterfaces): one per card.
+        ("p5.48xlarge", 32),
+        ("p5en.48xlarge", 16),
+        ("p4d.24xlarge", 4),
+        ("g6e.48xlarge", 4),
+        ("g6e.12xlarge", 1),
+        ("trn1.32xlarge", 8),
+        ("c5n.18xlarge", 1),
+        ("g6e.2xlarge", 0),
+        ("m5.large", 0),
+        ("p3.2xlarge", None),  # hand-kept entry: its page does not say
+        ("BM.GPU.H100.8", None),  # OCI: no EFA
+    ],
+)
+def test_the_catalog_knows_efa_interfaces(name, interfaces):
+    assert instance_type(name).efa_interfaces == interfaces
