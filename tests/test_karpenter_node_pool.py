@@ -101,7 +101,12 @@ def problems(args: Any, name: str = "pool") -> dict[str, str]:
 
 
 def kubernetes_inputs(capture: Any) -> list[dict[str, Any]]:
-    return [r.inputs for r in capture.resources if r.type.startswith("kubernetes:")]
+    # Objects of the cluster (not the stack's Helm release of the Neuron device plugin).
+    return [
+        r.inputs
+        for r in capture.resources
+        if r.type.startswith("kubernetes:") and not r.type.startswith("kubernetes:helm.sh/")
+    ]
 
 
 # --- golden manifests and the validator -------------------------------------------------
@@ -741,6 +746,7 @@ def test_llm_stack_plans_offline_and_writes_manifests(tmp_path: Path) -> None:
     assert names == [
         "capacity.svg",
         "plan.json",
+        "trainium-software-neuron.yaml",  # the Neuron device plugin's Helm release
         "trainium-trn1-node-class.yaml",
         "trainium-trn1-node-pool.yaml",
         "x86-cpu-karpenter-node-class.yaml",

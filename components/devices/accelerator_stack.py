@@ -10,12 +10,14 @@ Neuron) or, on OKE, OKE's own GPU plugin add-on, tolerating every taint of the s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import pulumi
 from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
+from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.accelerator_releases import plan_addons, plan_releases
 from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels
 from nodepools.specs.advertised_pools import AdvertisedPool, advertise_governed, advertise_shared
@@ -40,9 +42,10 @@ class AcceleratorStack(pulumi.ComponentResource):
     to each pool's `labels`: `AcceleratorStack.required_labels(args)` gives them before any
     pool exists).
 
-    Recipes and quotas of a program count what a pool advertises through
-    `stack.shared_pool(pool)` (a Recipe's `pools` entry) and `stack.governed_pool(pool)`
-    (a PoolQuotas `pools` entry); a fleet does this itself.
+    Recipes, quotas and pods of a program count what a pool advertises through
+    `stack.shared_pool(pool)` (a Recipe's `pools` entry), `stack.governed_pool(pool)` (a
+    PoolQuotas `pools` entry) and `stack.scheduling_for(pool)` (the pool's scheduling info
+    in advertised units); a fleet does the first two itself.
     """
 
     TYPE = "nodepools:index:AcceleratorStack"
@@ -92,6 +95,19 @@ class AcceleratorStack(pulumi.ComponentResource):
         if description is None:
             raise TypeError(f"{pool!r} is not a pool component")
         return advertise_governed(description, self._advertised_pool(pool.resolved.pool_name))
+
+    def scheduling_for(self, pool: Any) -> SchedulingInfo:
+        """A pool component's scheduling info asking for what its nodes advertise with this
+        stack: e.g. `nvidia.com/mig-1g.10gb: 56` instead of `nvidia.com/gpu: 8` on a pool cut
+        into MIG slices (a pod asks for a whole node's worth; ask for fewer as you need)."""
+        info: SchedulingInfo = pool.scheduling
+        adv = self._advertised_pool(pool.resolved.pool_name)
+        if adv is None or not adv.changed or adv.hardware_resource not in info.limits:
+            return info
+        per_unit = adv.count // adv.hardware_count
+        limits = {k: v for k, v in info.limits.items() if k != adv.hardware_resource}
+        limits[adv.resource] = info.limits[adv.hardware_resource] * per_unit
+        return replace(info, limits=dict(sorted(limits.items())))
 
     def __init__(self, name: str, args: Any, opts: pulumi.ResourceOptions | None = None):
         spec: AcceleratorStackArgs = checked(self, name, args)

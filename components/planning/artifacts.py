@@ -80,7 +80,10 @@ def write_artifacts(capture: Capture, out_dir: Path) -> list[Path]:
             target.write_text(osmo[1])
             written.append(target)
             continue
-        if resource.type.startswith("kubernetes:"):
+        # A Helm release is not an object of the cluster: its inputs go with the others.
+        if resource.type.startswith("kubernetes:") and not resource.type.startswith(
+            "kubernetes:helm.sh/"
+        ):
             target = out_dir / "manifests" / f"{_slug(resource.name)}.yaml"
             document = inputs
         else:

@@ -135,7 +135,24 @@ def scheduling_section(capture: Capture) -> Section:
         section.lines.append(f"{pool.name} ({pool.type.rsplit(':', 1)[-1]}):")
         yaml_text = outputs.get("scheduling_info_yaml") or ""
         section.lines.extend(f"  {line}" for line in yaml_text.rstrip().splitlines())
+        section.lines.extend(_advertised_note(capture, pool))
     return section
+
+
+def _advertised_note(capture: Capture, pool: CapturedResource) -> list[str]:
+    """A line when device software makes the pool's nodes advertise another resource or
+    count than its hardware (MIG, time slicing): what to request instead."""
+    from nodepools.planning.devices_section import device_rows
+
+    spec: dict[str, Any] = pool.inputs.get("spec") or {}
+    name = spec.get("poolName", pool.name)
+    hardware = (spec.get("acceleratorResource"), int(spec.get("acceleratorsPerNode") or 0))
+    return [
+        f"  # with {row['stack']} ({row['software']}) one node advertises "
+        f"{row['resource']}: {row['count']} (MIG or time slicing)"
+        for row in device_rows(capture)
+        if row["pool"] == name and (row["resource"], row["count"]) != hardware
+    ]
 
 
 def capacity_section(capture: Capture) -> Section:

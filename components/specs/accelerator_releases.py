@@ -16,9 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from nodepools.specs.accelerator_stack import (
+    AMD_DEVICE_PLUGIN_CHART,
     DEFAULT_PLUGIN_CONFIG,
     DEVICE_SOFTWARE_LABEL,
+    GPU_OPERATOR_CHART,
     MIG_PROFILES,
+    NEURON_CHART,
+    NVIDIA_DEVICE_PLUGIN_CHART,
     AcceleratorStackArgs,
     Amd,
     Neuron,
@@ -28,16 +32,6 @@ from nodepools.specs.accelerator_stack import (
 )
 from nodepools.specs.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.instance_types import catalog_accelerators
-
-# Charts, pinned. Versions read from the charts' own Chart.yaml (see scripts/chart_values_keys.py).
-GPU_OPERATOR_CHART = ("https://helm.ngc.nvidia.com/nvidia", "gpu-operator", "v26.7.0")
-NVIDIA_DEVICE_PLUGIN_CHART = (
-    "https://nvidia.github.io/k8s-device-plugin",
-    "nvidia-device-plugin",
-    "0.20.0",
-)
-AMD_DEVICE_PLUGIN_CHART = ("https://rocm.github.io/k8s-device-plugin", "amd-gpu", "0.21.0")
-NEURON_CHART = ("oci://public.ecr.aws/neuron", "neuron-helm-chart", "1.0.0")
 
 # OKE's cluster add-ons for GPU device plugins (OKE docs, "Cluster Add-on Configuration
 # Arguments": every add-on takes `tolerations`, `nodeSelectors` and `affinity` as JSON).
@@ -325,4 +319,14 @@ def plan_addons(name: str, spec: AcceleratorStackArgs) -> list[AddonPlan]:
     return plans
 
 
-__all__ = ["MIG_PROFILES", "AddonPlan", "ReleasePlan", "plan_addons", "plan_releases"]
+__all__ = [
+    "AMD_DEVICE_PLUGIN_CHART",
+    "GPU_OPERATOR_CHART",
+    "MIG_PROFILES",
+    "NEURON_CHART",
+    "NVIDIA_DEVICE_PLUGIN_CHART",
+    "AddonPlan",
+    "ReleasePlan",
+    "plan_addons",
+    "plan_releases",
+]

@@ -18,8 +18,6 @@ from typing import Any, cast
 from nodepools.json_values import dig
 from nodepools.specs.accelerator_releases import (
     NEURON_CHART,
-    AddonPlan,
-    ReleasePlan,
     chart_facts,
     plan_addons,
     plan_releases,
@@ -275,6 +273,3 @@ def advertised(spec: AcceleratorStackArgs, name: str = "stack") -> list[Advertis
             )
         )
     return out
-
-
-__all__ = ["AddonPlan", "ReleasePlan"]

@@ -339,6 +339,7 @@ def test_a_program_hands_the_advertised_resources_to_recipes_and_quotas():
         "placements": [{"availability_domain": "AD-1", "subnet_id": "ocid1.subnet.oc1..x"}],
     }
     mig = {"strategy": "single", "profile": {"h100": "3g.40gb"}}
+    limits: list[dict[str, int]] = []
 
     def program() -> None:
         labels = AcceleratorStack.required_labels(
@@ -368,6 +369,7 @@ def test_a_program_hands_the_advertised_resources_to_recipes_and_quotas():
                 "nvidia": {"mig": mig},
             },
         )
+        limits.append(dict(stack.scheduling_for(h100).limits))
         Recipe(
             "r",
             {
@@ -388,6 +390,8 @@ def test_a_program_hands_the_advertised_resources_to_recipes_and_quotas():
         )
 
     capture = run(program)
+    # The pool's own info asks for 1 GPU a pod (it is shared); with the stack, 2 slices.
+    assert limits == [{"nvidia.com/gpu": 2}]
     (deployment,) = capture.by_type("kubernetes:apps/v1:Deployment")
     (container,) = deployment.inputs["spec"]["template"]["spec"]["containers"]
     # `single`: 8 GPUs x 2 slices of 3g.40gb, still called nvidia.com/gpu.

@@ -170,3 +170,40 @@ def test_nothing_is_registered_when_a_device_entry_is_bad():
         run(lambda: deploy_fleet(fleet))
     assert err.value.capture.resources == []
     assert "nodepools:devices[0].pools[1]" in str(err.value.cause)
+
+
+def test_karpenter_families_and_startup_taints_reach_the_neuron_release():
+    node_class = {
+        "role": "KarpenterNodeRole-ml",
+        "subnet_selector_tags": {"karpenter.sh/discovery": "ml"},
+        "security_group_selector_tags": {"karpenter.sh/discovery": "ml"},
+    }
+    fleet: dict[str, Any] = {
+        "pools": [
+            {
+                "component": "KarpenterNodePool",
+                "name": "trn2",
+                "node_class": node_class,
+                "instance_families": ["trn2"],
+                "startup_taints": ["node.example.com/initializing:NoSchedule"],
+                "limits": {"aws.amazon.com/neuron": 32},
+            }
+        ],
+        "devices": [{"component": "AcceleratorStack", "name": "neuron", "namespace": "neuron"}],
+    }
+    entries, _ = validate_fleet(fleet)
+    stack = next(e.args for e in entries if e.name == "neuron")
+    assert stack.platform == "eks"
+    (served,) = stack.pools
+    # The family's types from the catalog (trn2u is another family).
+    assert served.instance_types == ["trn2.3xlarge", "trn2.48xlarge"]
+    capture = run(lambda: deploy_fleet(fleet))
+    (release,) = capture.by_type("kubernetes:helm.sh/v3:Release")
+    values = release.inputs["values"]
+    assert values["devicePlugin"]["namespaceOverride"] == "neuron"
+    assert {"trn2.48xlarge", "trn2u.48xlarge"} <= set(values["neuronInstances"])
+    assert {
+        "key": "node.example.com/initializing",
+        "operator": "Exists",
+        "effect": "NoSchedule",
+    } in values["devicePlugin"]["tolerations"]

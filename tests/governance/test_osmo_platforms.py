@@ -88,12 +88,12 @@ def test_documents_are_byte_stable_in_any_key_order(tmp_path: Path):
     files = sorted(p.relative_to(tmp_path / "a").as_posix() for p in first.artifacts)
     assert files == [
         "capacity.svg",
-        "manifests/gpu-operator-nvidia.yaml",  # the stack's AcceleratorStack
         "osmo/POD_TEMPLATE/a100.json",
         "osmo/POD_TEMPLATE/l40s.json",
         "osmo/POOL/shared_simulation_training_pool.json",
         "osmo/ROLE/osmo-shared.json",
         "plan.json",
+        "resources/kubernetes_helm.sh_v3_Release/gpu-operator-nvidia.yaml",  # its AcceleratorStack
     ]
     for (config_type, name), document in SEED_DOCUMENTS.items():
         text = (tmp_path / "a" / "osmo" / config_type / f"{name}.json").read_text()
