@@ -35,6 +35,7 @@ def _addon(plan: AddonPlan, spec: AcceleratorStackArgs, parent: pulumi.Resource)
         f"{plan.name}-addon",
         addon_name=plan.addon_name,
         cluster_id=spec.oke_cluster_id,
+        version=plan.version,
         # The add-on's DaemonSet goes with it.
         remove_addon_resources_on_delete=True,
         configurations=[

@@ -24,6 +24,8 @@ class FleetContext:
     current: str | None = None  # name of the entry being prepared (for hooks that need it)
     # AcceleratorStack entry -> {served pool name -> pool entry name}.
     device_pools: dict[str, dict[str, str]] = field(default_factory=dict)
+    # AcceleratorStack entry -> the cluster its pools are on (a description of it).
+    device_clusters: dict[str, str] = field(default_factory=dict)
     # Pool entry -> what its nodes advertise once an AcceleratorStack serves it.
     advertised: dict[str, Any] = field(default_factory=dict)
 

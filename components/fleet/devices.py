@@ -21,7 +21,7 @@ import dataclasses
 from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
-from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels
+from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels, vendors_of
 from nodepools.specs.advertised_pools import AdvertisedPool
 from nodepools.specs.base import Issue, SpecError
 from nodepools.specs.device_placement import advertised_resource
@@ -95,6 +95,7 @@ def prepare_devices(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
     if kind == "oke" and "oke_cluster_id" not in args:
         prepared["oke_cluster_id"] = cluster.cluster_id  # pyright: ignore[reportOptionalMemberAccess]
     ctx.device_pools[ctx.current or ""] = entry_of
+    ctx.device_clusters[ctx.current or ""] = next(iter(clusters), "the Kubernetes provider's")
     _note_advertised(prepared, ctx, entry_of)
     return prepared
 
@@ -125,7 +126,7 @@ def label_served_pools(entries: list[FleetEntry], ctx: FleetContext) -> list[Fle
     """Add each AcceleratorStack's node labels to the pool entries it serves, and check
     those pools again with them (their preflight results replaced)."""
     wanted: dict[str, dict[str, str]] = {}
-    issues: list[Issue] = []
+    issues: list[Issue] = _overlaps(entries, ctx)
     for entry in entries:
         if entry.component != STACK_COMPONENT:
             continue
@@ -159,3 +160,34 @@ def label_served_pools(entries: list[FleetEntry], ctx: FleetContext) -> list[Fle
     if issues:
         raise SpecError("fleet", issues)
     return out
+
+
+def _overlaps(entries: list[FleetEntry], ctx: FleetContext) -> list[Issue]:
+    """Two AcceleratorStacks may not serve one pool, nor one vendor on one cluster: the
+    charts name their DaemonSets and cluster roles after themselves, and two GPU
+    Operators would fight over the same nodes."""
+    issues: list[Issue] = []
+    pools: dict[str, str] = {}
+    vendors: dict[tuple[str, str], str] = {}
+    for entry in entries:
+        if entry.component != STACK_COMPONENT:
+            continue
+        for pool in sorted(ctx.device_pools.get(entry.name, {}).values()):
+            if pool in pools:
+                issues.append(
+                    Issue(f"{entry.path}.pools", f"pool {pool!r} is served by {pools[pool]} too")
+                )
+            pools.setdefault(pool, entry.name)
+        cluster = ctx.device_clusters.get(entry.name, "")
+        for vendor in sorted(vendors_of(entry.args.pools)):
+            where = (cluster, vendor)
+            if where in vendors:
+                issues.append(
+                    Issue(
+                        f"{entry.path}.pools",
+                        f"{vendors[where]} already installs the {vendor} software on "
+                        f"{cluster} cluster; serve all its {vendor} pools from one AcceleratorStack",
+                    )
+                )
+            vendors.setdefault(where, entry.name)
+    return issues

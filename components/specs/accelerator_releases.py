@@ -76,6 +76,7 @@ class AddonPlan:
     addon_name: str
     configurations: dict[str, str]
     pools: tuple[str, ...] = field(default=())
+    version: str | None = None  # None: the version OKE installs by default
 
 
 def toleration_of(key: str, value: str | None, effect: str) -> dict[str, str]:
@@ -277,7 +278,7 @@ OKE_ADDON_BASE_TOLERATIONS: dict[str, list[dict[str, str]]] = {
 }
 
 
-def _addon(name: str, vendor: str, pools: list[ServedPool]) -> AddonPlan:
+def _addon(name: str, vendor: str, pools: list[ServedPool], version: str | None) -> AddonPlan:
     return AddonPlan(
         f"{name}-{vendor}",
         vendor,
@@ -289,6 +290,7 @@ def _addon(name: str, vendor: str, pools: list[ServedPool]) -> AddonPlan:
             ),
         },
         tuple(p.name for p in pools),
+        version,
     )
 
 
@@ -315,7 +317,8 @@ def plan_addons(name: str, spec: AcceleratorStackArgs) -> list[AddonPlan]:
     for vendor in ("nvidia", "amd"):
         pools = pools_of_vendor(spec, vendor)
         if pools:
-            plans.append(_addon(name, vendor, pools))
+            option = spec.nvidia if vendor == "nvidia" else spec.amd
+            plans.append(_addon(name, vendor, pools, option.version if option else None))
     return plans
 
 

@@ -156,7 +156,8 @@ class Nvidia(SpecModel):
     version: str | None = Field(
         default=None,
         description="Chart version; default the pinned one (gpu-operator v26.7.0, "
-        "nvidia-device-plugin 0.20.0).",
+        "nvidia-device-plugin 0.20.0). On OKE with `oke_addons`: the NvidiaGpuPlugin add-on's "
+        "version (default None: the one OKE installs; Oracle recommends choosing one).",
     )
     driver: bool | None = Field(
         default=None,
@@ -178,7 +179,11 @@ class Nvidia(SpecModel):
 class Amd(SpecModel):
     """AMD GPU device plugin (ROCm `amd-gpu` chart; on OKE OKE's AmdGpuPlugin add-on)."""
 
-    version: str | None = Field(default=None, description="Chart version; default 0.21.0.")
+    version: str | None = Field(
+        default=None,
+        description="Chart version; default 0.21.0. On OKE with `oke_addons`: the AmdGpuPlugin "
+        "add-on's version (default None: the one OKE installs; Oracle recommends choosing one).",
+    )
 
 
 class Neuron(SpecModel):

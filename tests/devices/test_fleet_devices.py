@@ -207,3 +207,32 @@ def test_karpenter_families_and_startup_taints_reach_the_neuron_release():
         "operator": "Exists",
         "effect": "NoSchedule",
     } in values["devicePlugin"]["tolerations"]
+
+
+def test_two_stacks_for_one_vendor_on_one_cluster_are_an_error():
+    fleet = copy.deepcopy(FLEET)
+    fleet["devices"] = [
+        {"component": "AcceleratorStack", "name": "one", "pools": ["h100"], "oke_addons": False},
+        {"component": "AcceleratorStack", "name": "two", "pools": ["a100", "h100"]},
+    ]
+    fleet["recipes"] = []
+    fleet["governance"] = []
+    with pytest.raises(SpecError) as err:
+        validate_fleet(fleet)
+    message = str(err.value)
+    assert "nodepools:devices[1].pools" in err.value.paths()
+    assert "pool 'h100' is served by one too" in message
+    assert "one already installs the nvidia software on oke ocid1.cluster.oc1..mig" in message
+
+
+def test_oke_add_on_version_is_the_vendor_version():
+    fleet = copy.deepcopy(FLEET)
+    fleet["devices"] = [
+        {"component": "AcceleratorStack", "name": "gpu", "nvidia": {"version": "v1.2.3"}}
+    ]
+    fleet["recipes"] = []
+    fleet["governance"] = []
+    capture = run(lambda: deploy_fleet(fleet))
+    (addon,) = capture.by_type("oci:ContainerEngine/addon:Addon")
+    assert (addon.inputs["addonName"], addon.inputs["version"]) == ("NvidiaGpuPlugin", "v1.2.3")
+    assert addon.inputs["clusterId"] == "ocid1.cluster.oc1..mig"
