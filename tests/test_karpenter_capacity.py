@@ -368,3 +368,35 @@ def test_the_eks_training_reserved_pool_plans():
     assert manifests["node_class"]["spec"]["capacityReservationSelectorTerms"] == [
         {"tags": {"karpenter.sh/discovery": "eks-training", "workload": "training"}}
     ]
+
+
+def test_efa_pools_need_types_that_carry_efa():
+    # g5.xlarge has no EFA; g5.48xlarge 1 interface, p5.48xlarge 32 (the instance catalog,
+    # from Karpenter's generated instance-type list).
+    found = _problems(
+        {"node_class_name": "default", "instance_types": ["g5.xlarge", "p5.48xlarge"], "efa": True}
+    )
+    assert "`efa` is true but ['g5.xlarge'] offer no EFA interface" in found["instance_types"]
+    requirement = {
+        "key": "node.kubernetes.io/instance-type",
+        "operator": "In",
+        "values": ["g5.xlarge"],
+    }
+    found = _problems({"node_class_name": "default", "requirements": [requirement], "efa": True})
+    assert "['g5.xlarge'] offer no EFA interface" in found["requirements[0].values"]
+    efa_only = [
+        {"network_card_index": card, "device_index": 0 if card else 1, "interface_type": "efa-only"}
+        for card in range(2)
+    ]
+    primary = {"network_card_index": 0, "device_index": 0, "interface_type": "interface"}
+    found = _problems(
+        {
+            "node_class": {**NODE_CLASS, "network_interfaces": [primary, *efa_only]},
+            "instance_types": ["g5.48xlarge"],
+            "efa": True,
+        }
+    )
+    assert (
+        "2 efa-only interfaces, but ['g5.48xlarge'] carry at most 1"
+        in found["node_class.network_interfaces"]
+    )
