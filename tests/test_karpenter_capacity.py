@@ -330,33 +330,35 @@ def test_role_from_another_resource_is_written_when_known():
 EKS_TRAINING = """
 config:
   nodepools:pools:
-    # H100 training on reserved capacity: on-demand capacity reservations and capacity
-    # blocks tagged for this cluster's training (Karpenter's ReservedCapacity feature gate
-    # on). Reserved only: when the reservations are used up, pods wait for the next one
-    # rather than paying on-demand prices. EFA between nodes in one cluster placement group.
+    # H100 through Karpenter on reserved capacity: the On-Demand Capacity Reservations and
+    # Capacity Blocks tagged for training (Karpenter's ReservedCapacity feature gate on).
+    # Reserved only: when the reservations are used up, pods wait rather than run at
+    # on-demand prices. EFA pods; the instances share one cluster placement group.
     - component: KarpenterNodePool
-      name: h100-reserved
+      name: h100-karpenter-reserved
       annotations:
         kubernetes.io/description: "H100 training nodes on capacity reservations and blocks"
       capacity_types: [reserved]
       instance_types: [p5.48xlarge]
-      efa: true                               # scheduling info requests vpc.amazonaws.com/efa
-      limits: {nvidia.com/gpu: 32}            # 4 nodes of 8 GPUs: what the blocks hold
+      efa: true                      # scheduling info requests vpc.amazonaws.com/efa
+      labels: {workload: training}
+      limits: {nvidia.com/gpu: 32}   # 4 nodes of 8 GPUs: what the reservations hold
       disruption:
         consolidation_policy: WhenEmpty
-        consolidate_after: 30m                # a reserved node is paid for: keep it for the next job
-        budgets: [{nodes: "0", reasons: [Drifted]}]   # no AMI drift replacement mid-training
-      expire_after: Never                      # capacity blocks end on their own schedule
+        consolidate_after: 30m       # a reserved node is paid for: keep it for the next job
+        budgets: [{nodes: "0", reasons: [Drifted]}]  # no AMI drift replacement mid-training
+      expire_after: Never            # capacity blocks end on their own schedule
       node_class:
-        role: KarpenterNodeRole-eks-training
+        role: KarpenterNodeRole-training
         ami_alias: al2023@latest
         boot_volume_gb: 500
-        instance_store_policy: RAID0          # p5's local NVMe for images and scratch
+        instance_store_policy: RAID0  # p5's local NVMe for images and scratch
         capacity_reservation_selector_terms:
-          - tags: {karpenter.sh/discovery: eks-training, workload: training}
-        placement_group: {name: eks-training-h100}
-        subnet_selector_tags: {karpenter.sh/discovery: eks-training}
-        security_group_selector_tags: {karpenter.sh/discovery: eks-training}
+          - tags: {karpenter.sh/discovery: training, workload: training}
+        placement_group: {name: training-h100}
+        subnet_selector_tags: {karpenter.sh/discovery: training}
+        security_group_selector_tags: {karpenter.sh/discovery: training}
+        tags: {team: ml-training}
 """
 
 
@@ -366,5 +368,37 @@ def test_the_eks_training_reserved_pool_plans():
     manifests = _manifests(args, entry["name"])
     assert _requirements(manifests, CAPACITY_TYPE)[0]["values"] == ["reserved"]
     assert manifests["node_class"]["spec"]["capacityReservationSelectorTerms"] == [
-        {"tags": {"karpenter.sh/discovery": "eks-training", "workload": "training"}}
+        {"tags": {"karpenter.sh/discovery": "training", "workload": "training"}}
     ]
+
+
+def test_efa_pools_need_types_that_carry_efa():
+    # g5.xlarge has no EFA; g5.48xlarge 1 interface, p5.48xlarge 32 (the instance catalog,
+    # from Karpenter's generated instance-type list).
+    found = _problems(
+        {"node_class_name": "default", "instance_types": ["g5.xlarge", "p5.48xlarge"], "efa": True}
+    )
+    assert "`efa` is true but ['g5.xlarge'] offer no EFA interface" in found["instance_types"]
+    requirement = {
+        "key": "node.kubernetes.io/instance-type",
+        "operator": "In",
+        "values": ["g5.xlarge"],
+    }
+    found = _problems({"node_class_name": "default", "requirements": [requirement], "efa": True})
+    assert "['g5.xlarge'] offer no EFA interface" in found["requirements[0].values"]
+    efa_only = [
+        {"network_card_index": card, "device_index": 0 if card else 1, "interface_type": "efa-only"}
+        for card in range(2)
+    ]
+    primary = {"network_card_index": 0, "device_index": 0, "interface_type": "interface"}
+    found = _problems(
+        {
+            "node_class": {**NODE_CLASS, "network_interfaces": [primary, *efa_only]},
+            "instance_types": ["g5.48xlarge"],
+            "efa": True,
+        }
+    )
+    assert (
+        "2 efa-only interfaces, but ['g5.48xlarge'] carry at most 1"
+        in found["node_class.network_interfaces"]
+    )

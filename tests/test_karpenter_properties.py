@@ -275,6 +275,10 @@ NEAR_MISSES: dict[str, list[Any]] = {
         [{"network_card_index": 0, "device_index": 0, "interface_type": "efa"}],
         [{"network_card_index": -1, "device_index": 0, "interface_type": "interface"}],
     ],
+    "node_class.metadata_options": [
+        {"http_tokens": "sometimes"}, {"http_put_response_hop_limit": 0},
+        {"http_put_response_hop_limit": 65}, {"http_endpoint": "on"}, {"x": 1},
+    ],
     "node_class.annotations": [{"bad key": "x"}, {"a/b/c": "x"}, {"k": "v" * 300_000}],
     "node_class.ami_selector_terms": [[{"name": "ab"}], [{"name": "a|b"}], [{}], []],
     "annotations": [{"bad key": "x"}, {"": "x"}],
@@ -300,7 +304,7 @@ NODE_CLASS_FIELDS = [
     "role", "instance_profile", "ami_alias", "subnet_selector_tags",
     "security_group_selector_tags", "boot_volume_gb", "tags", "detailed_monitoring",
     "instance_store_policy", "capacity_reservation_selector_terms", "placement_group",
-    "network_interfaces", "annotations", "ami_selector_terms",
+    "network_interfaces", "annotations", "ami_selector_terms", "metadata_options",
 ]  # fmt: skip
 
 

@@ -8,11 +8,14 @@ pool naming an EC2NodeClass of the file creates it (`node_class`), later ones na
 (`node_class_name`). The whole NodePool and the whole EC2NodeClass, metadata included, must
 equal upstream's, and pass the vendored CRDs.
 
-Not reproduced: the Windows examples (`metadataOptions` is not an arg of the node class).
+Every file of `examples/v1` is reproduced; one object differs, as the CRD requires:
+windows-custom-userdata's NodePool names `group: karpenter.k8s.aws/v1`, which the NodePool
+CRD refuses (`nodeClassRef.group` must have no `/`), and is written with `karpenter.k8s.aws`.
 """
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +100,14 @@ def _node_class_args(doc: dict[str, Any]) -> dict[str, Any]:
     ):
         if key in spec:
             args[arg] = spec.pop(key)
+    if "metadataOptions" in spec:
+        names = {
+            "httpEndpoint": "http_endpoint",
+            "httpProtocolIPv6": "http_protocol_ipv6",
+            "httpPutResponseHopLimit": "http_put_response_hop_limit",
+            "httpTokens": "http_tokens",
+        }
+        args["metadata_options"] = {names[k]: v for k, v in spec.pop("metadataOptions").items()}
     if "blockDeviceMappings" in spec:
         args["block_device_mappings"] = [
             {
@@ -151,6 +162,20 @@ def _pool_args(doc: dict[str, Any], node_class: dict[str, Any] | None) -> dict[s
 EXAMPLES = sorted(path.name for path in UPSTREAM.glob("*.yaml"))
 
 
+def _group_without_version(doc: dict[str, Any]) -> dict[str, Any]:
+    if doc["kind"] != "NodePool":
+        return doc
+    fixed = copy.deepcopy(doc)
+    fixed["spec"]["template"]["spec"]["nodeClassRef"]["group"] = "karpenter.k8s.aws"
+    return fixed
+
+
+# Upstream objects the CRD refuses, and what we write instead: windows-custom-userdata's
+# NodePool names `group: karpenter.k8s.aws/v1`, which nodeClassRef.group's pattern `^[^/]*$`
+# refuses (test_an_upstream_example_the_crd_refuses).
+INVALID_UPSTREAM = {"windows-custom-userdata.yaml": _group_without_version}
+
+
 @pytest.mark.parametrize("example", EXAMPLES)
 def test_upstream_example_emitted_object_for_object(example):
     documents = _documents(example)
@@ -166,6 +191,8 @@ def test_upstream_example_emitted_object_for_object(example):
         emitted += [manifests[role] for role in ("node_class", "node_pool") if role in manifests]
     order = {id(d): i for i, d in enumerate(documents)}
     expected = [d for d in documents if d["kind"] == "NodePool" or d["metadata"]["name"] in created]
+    if example in INVALID_UPSTREAM:
+        expected = [INVALID_UPSTREAM[example](d) for d in expected]
     # Emitted in apply order (each class before the pool that creates it); compared as sets
     # of whole objects, each one equal to upstream's.
     key = lambda m: (m["kind"], m["metadata"]["name"])  # noqa: E731
@@ -173,6 +200,15 @@ def test_upstream_example_emitted_object_for_object(example):
     assert len(order) == len(documents)
     for manifest in emitted:
         assert validate_manifest(manifest) == []
+
+
+def test_an_upstream_example_the_crd_refuses():
+    [pool, _] = _documents("windows-custom-userdata.yaml")
+    assert pool["spec"]["template"]["spec"]["nodeClassRef"]["group"] == "karpenter.k8s.aws/v1"
+    [violation] = validate_manifest(pool)
+    assert violation.path == "spec.template.spec.nodeClassRef.group"
+    assert "karpenter.k8s.aws/v1" in violation.message
+    assert validate_manifest(_group_without_version(pool)) == []
 
 
 def test_custom_family_user_data_is_upstreams_string():

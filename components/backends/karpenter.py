@@ -90,6 +90,8 @@ def render_node_class(pool: ResolvedKarpenterPool) -> dict[str, Any]:
         spec["instanceProfile"] = node_class.instance_profile
     if node_class.instance_store_policy is not None:
         spec["instanceStorePolicy"] = node_class.instance_store_policy
+    if node_class.metadata_options is not None:
+        spec["metadataOptions"] = node_class.metadata_options.to_manifest()
     if node_class.network_interfaces is not None:
         spec["networkInterfaces"] = [i.to_manifest() for i in node_class.network_interfaces]
     if node_class.placement_group is not None:

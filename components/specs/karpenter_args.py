@@ -405,7 +405,8 @@ class KarpenterNodePoolArgs(SpecModel):
         default=False,
         description="The pods use Elastic Fabric Adapter: the scheduling info requests "
         "`vpc.amazonaws.com/efa: 1`, so Karpenter launches only instance types that offer EFA "
-        "(it has no well-known label for EFA to write as a requirement); give the node class "
+        "(it has no well-known label for EFA to write as a requirement); pinned instance "
+        "types must carry EFA (the instance catalog's `efa_interfaces`). Give the node class "
         "its `network_interfaces` and `placement_group` as EFA needs them. Default false.",
     )
     annotations: Annotations = Field(

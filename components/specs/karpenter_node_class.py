@@ -323,6 +323,38 @@ def _network_interfaces(interfaces: list[NetworkInterface]) -> list[NetworkInter
     return interfaces
 
 
+class InstanceMetadataOptions(SpecModel):
+    """`metadataOptions`: the instances' metadata service (IMDS), written as set; a field left
+    out takes the CRD's default (enabled, IPv6 disabled, hop limit 1, tokens required)."""
+
+    http_endpoint: Literal["enabled", "disabled"] | None = Field(
+        default=None, description="`httpEndpoint`. Default None (the CRD's: enabled)."
+    )
+    http_protocol_ipv6: Literal["enabled", "disabled"] | None = Field(
+        default=None, description="`httpProtocolIPv6`. Default None (the CRD's: disabled)."
+    )
+    http_put_response_hop_limit: int | None = Field(
+        default=None,
+        ge=1,
+        le=64,
+        description="`httpPutResponseHopLimit`, 1..64 (2 lets containers off the host network "
+        "reach IMDS). Default None (the CRD's: 1).",
+    )
+    http_tokens: Literal["required", "optional"] | None = Field(
+        default=None,
+        description="`httpTokens` (IMDSv2 when required). Default None (the CRD's: required).",
+    )
+
+    def to_manifest(self) -> dict[str, Any]:
+        keys = {
+            "http_endpoint": "httpEndpoint",
+            "http_protocol_ipv6": "httpProtocolIPv6",
+            "http_put_response_hop_limit": "httpPutResponseHopLimit",
+            "http_tokens": "httpTokens",
+        }
+        return {out: getattr(self, f) for f, out in keys.items() if getattr(self, f) is not None}
+
+
 class EbsVolume(SpecModel):
     """`blockDeviceMappings[].ebs`, written as the user sets it (nothing added)."""
 
@@ -505,6 +537,11 @@ class NodeClassArgs(SpecModel):
         description="`networkInterfaces`: the ENIs of each instance, e.g. the primary "
         "`interface` on card 0 plus one `efa-only` interface per network card for EFA. "
         "Default None (Karpenter's: one primary interface, EFA as the instance type offers).",
+    )
+    metadata_options: InstanceMetadataOptions | None = Field(
+        default=None,
+        description="`metadataOptions` of the instances' metadata service, each field as "
+        "set. Default None (the CRD's defaults: IMDSv2 required, hop limit 1).",
     )
     annotations: Annotations = Field(
         default_factory=dict,

@@ -332,6 +332,44 @@ def _reservation_issues(
         )
 
 
+def _efa_issues(args: KarpenterNodePoolArgs, origin: dict[str, str], issues: list[Issue]) -> None:
+    """An EFA pool's pinned instance types must carry EFA (the catalog's `efa_interfaces`,
+    from Karpenter's instance-type list), and as many as the node class's `efa-only`
+    interfaces: Karpenter skips a type with fewer, so a pool of only such types never
+    launches."""
+    from nodepools.specs.instance_types import instance_type
+
+    types = args.instance_types
+    if not types:
+        return
+    path = origin.get("instance_types", "instance_types")
+    interfaces = (args.node_class.network_interfaces if args.node_class else None) or []
+    wanted = sum(1 for i in interfaces if i.interface_type == "efa-only")
+    offered = {t: info.efa_interfaces for t in types if (info := instance_type(t)) is not None}
+    if args.efa:
+        without = sorted(t for t, count in offered.items() if count == 0)
+        if without:
+            issues.append(
+                Issue(
+                    path,
+                    f"`efa` is true but {without!r} offer no EFA interface (Karpenter's "
+                    "instance-type list): their pods' vpc.amazonaws.com/efa request could "
+                    "never be met; list EFA-capable types only, or set `efa` false",
+                )
+            )
+    if wanted and len(offered) == len(types):
+        short = sorted(t for t, count in offered.items() if count is not None and count < wanted)
+        if short and len(short) == len(types):
+            issues.append(
+                Issue(
+                    "node_class.network_interfaces",
+                    f"{wanted} efa-only interfaces, but {short!r} carry at most "
+                    f"{max(offered[t] or 0 for t in short)}: Karpenter launches no type with "
+                    "fewer EFA interfaces than the class asks for",
+                )
+            )
+
+
 def resolve_karpenter_pool(
     args: KarpenterNodePoolArgs, component_name: str, subject: str | None = None
 ) -> ResolvedKarpenterPool:
@@ -346,6 +384,7 @@ def resolve_karpenter_pool(
     _accelerator_issues(folded, profile, issues)
     issues[reported:] = [_at_origin(issue, origin) for issue in issues[reported:]]
     _limit_issues(args.limits, profile, issues)
+    _efa_issues(folded, origin, issues)
     capacity_types, capacity_path = _capacity_types(args)
     _reservation_issues(args, capacity_types, capacity_path, issues)
     if issues:

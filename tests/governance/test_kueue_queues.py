@@ -317,3 +317,19 @@ def test_admission_check_kinds_are_validated_by_their_crds():
     assert "multikueue_configs[0].spec.clusters" in found
     assert "provisioning_request_configs[0].spec.managedResources" in found
     assert "admission_checks[0].spec.controllerName" in found
+
+
+def test_children_of_the_admission_check_setups_are_snapshotted():
+    """Child (type, name) pairs are public API: a rename needs an alias."""
+    from nodepools import KueueQueues
+    from nodepools.offline import run
+
+    from tests.golden import assert_golden
+
+    snapshot: dict[str, list[list[str]]] = {}
+    for example in ("provisioning-setup.yaml", "manager-setup.yaml"):
+        name = example.removesuffix(".yaml")
+        capture = run(lambda e=example, n=name: KueueQueues(n, _args(_documents(e))))
+        [component] = capture.components()
+        snapshot[example] = [[r.type, r.name] for r in capture.children(component.urn)]
+    assert_golden("governance/kueue_queues_children.json", snapshot)
