@@ -131,6 +131,13 @@ def _check_eks(reservation: CapacityReservation, fields: dict[str, Any]) -> None
             "them in a capacity reservation resource group and give `resource_group_arn`",
         )
     if reservation.type != "capacity_block":
+        if reservation.ids is not None and fields.get("instance_types"):
+            raise PathError(
+                "ids",
+                f"{reservation.ids!r} reserves one instance type, so the other types of "
+                f"`instance_types` {fields['instance_types']!r} can't launch into it; give "
+                "`instance_type`, or a resource group of reservations (`resource_group_arn`)",
+            )
         return
     if reservation.resource_group_arn is not None:
         raise PathError(

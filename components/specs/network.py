@@ -79,7 +79,10 @@ def efa_type_problem(name: str) -> str | None:
             "launch template can't be given them; use a type the catalog lists with EFA "
             "(e.g. `p5.48xlarge`, `p4d.24xlarge`, `g6e.48xlarge`)"
         )
-    return f"{name!r} has no EFA interface (EC2 supports EFA on some types only); remove `efa` or use a type with EFA"
+    return (
+        f"{name!r} has no EFA interface (EC2 supports EFA on some types only); remove `efa` "
+        "or use a type with EFA"
+    )
 
 
 def cluster_subnets_problem(cluster: Any, network: PoolNetwork | None, needs: str) -> str | None:
@@ -114,9 +117,8 @@ def check_network(network: PoolNetwork, cluster: Any, types: list[str]) -> None:
             else "ROSA machine pools (OCM machine pools have no network interface or "
             "placement group setting)"
         )
-        raise ValueError(
-            f"{network.model_dump(exclude_defaults=True)!r} can't be used on {backend}; `network` is EKS only"
-        )
+        given = network.model_dump(exclude_defaults=True)
+        raise ValueError(f"{given!r} can't be used on {backend}; `network` is EKS only")
     if network.efa:
         for index, name in enumerate(types):
             if problem := efa_type_problem(name):

@@ -4,12 +4,17 @@ ROSA refuse it."""
 
 from __future__ import annotations
 
+import json
+
+import pulumi
 import pytest
 from nodepools import GpuSpotPool, MachinePool
 from nodepools.offline import ProgramError, run
 from nodepools.specs.base import SpecError
 
 from tests.conftest import EKS, OKE
+from tests.engines.components import EKS_EVERY_OPTION
+from tests.engines.mocks import run_on
 
 NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -155,3 +160,52 @@ def test_an_output_subnet_list_needs_an_explicit_subnet():
 
     with pytest.raises(ProgramError, match="is an Output"):
         run(program)
+
+
+@pytest.mark.parametrize(
+    ("args", "path", "fragment"),
+    [
+        ({"network": {"efa": "yes"}}, "network.efa", "valid boolean (got 'yes')"),
+        ({"network": {"efa": True, "extra": 1}}, "network.extra", "unknown field"),
+        ({"network": {"placement_group": pulumi.Output.from_input("cluster")}}, "network.placement_group", "an Output is not allowed here"),
+        ({"capacity_reservation": {"type": "capacity_block", "ids": "cr-02168da1478b509e0"}}, "capacity_reservation.ids", "valid list"),
+    ],
+)  # fmt: skip
+def test_what_decides_the_resources_is_a_plain_value_of_its_type(args, path, fragment):
+    _refused({**EKS, "subnet_ids": ["subnet-a"]}, args, path, fragment)
+
+
+def test_wired_network_values_may_be_outputs_and_stay_unknown_in_preview():
+    def program():
+        import pulumi_aws as aws
+
+        vpc = aws.ec2.Vpc("vpc", cidr_block="10.0.0.0/16")
+        subnet = aws.ec2.Subnet("nodes", vpc_id=vpc.id, cidr_block="10.0.0.0/24")
+        MachinePool(
+            "train",
+            {
+                "cluster": EKS,
+                "instance_type": "p5.48xlarge",
+                "replicas": 1,
+                "network": {
+                    "efa": True,
+                    "subnet_id": subnet.id,
+                    "vpc_id": vpc.id,
+                    "security_group_ids": [vpc.default_security_group_id],
+                },
+            },
+        )
+
+    capture = run_on("preview", program)
+    group = capture.get(NODE_GROUP, "train-node-group")
+    assert group.inputs["subnetIds"] == [None]  # unknown until the subnet exists
+    [template] = capture.by_type(TEMPLATE)
+    assert len(template.inputs["networkInterfaces"]) == 32
+
+
+def test_the_same_pool_twice_registers_the_same_inputs():
+    def inputs():
+        capture = run(lambda: MachinePool("every-option", EKS_EVERY_OPTION))
+        return {(r.type, r.name): json.dumps(r.inputs, sort_keys=True) for r in capture.resources}
+
+    assert inputs() == inputs()

@@ -2,7 +2,7 @@
 
 For every pool of every example stack: one Node standing for the pool's nodes (its labels and
 taints as the pool gives them to its nodes, capacity and allocatable with the accelerator
-resource, Ready; no kubelet is needed for binding). Then:
+resource and any other the scheduling info asks for (EFA interfaces), Ready; no kubelet is needed for binding). Then:
 - a probe pod from the pool's `scheduling_info` binds to that pool's node;
 - the same pod without the tolerations is reported Unschedulable by the scheduler (pools
   with taints only: an untainted pool has nothing to refuse);
@@ -67,6 +67,9 @@ def pool_node(stack: str, capture: Capture, component: Any) -> Pool:
             info.get("resources", {}).get("limits", {}).values()
         )
         resources[spec["acceleratorResource"]] = str(per_node)
+    # Other node resources the pool's pods ask for (EFA interfaces): the node has as many.
+    for resource, count in info.get("resources", {}).get("limits", {}).items():
+        resources.setdefault(resource, str(count))
     node = {
         "apiVersion": "v1",
         "kind": "Node",

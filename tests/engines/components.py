@@ -99,7 +99,10 @@ def machine_pool_eks_every_option() -> None:
             "cluster": EKS,
             "instance_types": ["g6e.12xlarge", "g6e.24xlarge"],
             "spot": None,
-            "capacity_reservation": {"type": "on_demand", "ids": ["cr-0123456789abcdef0"]},
+            "capacity_reservation": {
+                "type": "on_demand",
+                "resource_group_arn": "arn:aws:resource-groups:us-east-1:123456789012:group/odcrs",
+            },
             "network": {"placement_group": "existing-ring", "subnet_id": "subnet-a"},
         },
     )
