@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from nodepools.json_values import is_dict
 from nodepools.specs.accelerators import (
     Accelerator,
     flex_size_problem,
@@ -26,6 +27,30 @@ from nodepools.specs.labels import (
     LabelValue,
     kubelet_label_problem,
 )
+from nodepools.specs.node_settings import BootVolume, MetadataOptions, NodeConfig, UpdatePolicy
+from nodepools.specs.pool_settings import (
+    additional_security_group_ids_field,
+    ami_id_field,
+    auto_repair_field,
+    availability_zone_field,
+    boot_volume_field,
+    check_additional_security_group_ids,
+    check_ami_id,
+    check_auto_repair,
+    check_availability_zone,
+    check_boot_volume,
+    check_metadata_options,
+    check_node_config,
+    check_release_version,
+    check_subnet_id,
+    check_update,
+    metadata_options_field,
+    node_config_field,
+    release_version_field,
+    single_zone,
+    subnet_id_field,
+    update_field,
+)
 from nodepools.specs.pools import (
     PoolName,
     ResolvedPool,
@@ -35,7 +60,7 @@ from nodepools.specs.pools import (
     flex_size_field,
 )
 from nodepools.specs.taints import Taint, Taints, merge_taints
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 # Set by the pool itself; a user value would break matching or the pool's identity.
 RESERVED_LABELS = (POOL_LABEL, SHARED_POOL_LABEL, POOL_SELECTOR_LABEL)
@@ -73,6 +98,10 @@ class SharedNodePoolArgs(SpecModel):
         description="OCI shape or EC2 instance type of every node, e.g. `BM.GPU.MI300X.8`, "
         "`VM.Standard.E4.Flex`, `g5.12xlarge`. Required.",
     )
+    # Before `size`: a pool pinned to one zone is exempt from multi-AZ multiples.
+    availability_zone: str | None = availability_zone_field()
+    subnet_id: str | None = subnet_id_field()
+    additional_security_group_ids: list[str] | None = additional_security_group_ids_field()
     size: int = Field(
         ge=0,
         description="Number of nodes, fixed (a shared pool does not autoscale: recipes are "
@@ -116,6 +145,38 @@ class SharedNodePoolArgs(SpecModel):
         description="Name of the pool in the cloud and in its identity label; default the "
         "component name.",
     )
+    node_config: NodeConfig | None = node_config_field()
+    metadata_options: MetadataOptions | None = metadata_options_field()
+    boot_volume: BootVolume | None = boot_volume_field()
+    update: UpdatePolicy | None = update_field()
+    auto_repair: bool | None = auto_repair_field()
+    release_version: str | None = release_version_field()
+    ami_id: str | None = ami_id_field()
+
+    # The checks MachinePool runs, on the same fields.
+    _availability_zone_backend = field_validator("availability_zone")(check_availability_zone)
+    _subnet_id_backend = field_validator("subnet_id")(check_subnet_id)
+    _security_groups_backend = field_validator("additional_security_group_ids")(
+        check_additional_security_group_ids
+    )
+    _node_config_backend = field_validator("node_config")(check_node_config)
+    _metadata_options_backend = field_validator("metadata_options")(check_metadata_options)
+    _boot_volume_backend = field_validator("boot_volume")(check_boot_volume)
+    _update_backend = field_validator("update")(check_update)
+    _auto_repair_backend = field_validator("auto_repair")(check_auto_repair)
+    _release_version_backend = field_validator("release_version")(check_release_version)
+    _ami_id_backend = field_validator("ami_id")(check_ami_id)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_shape(cls, data: Any) -> Any:
+        if is_dict(data) and "instance_types" in data:
+            raise PathError(
+                "instance_types",
+                f"{data['instance_types']!r} can't be used: a shared pool has one `shape`, "
+                "whose accelerators recipes are placed against; use a MachinePool for a mix",
+            )
+        return data
 
     @field_validator("shape")
     @classmethod
@@ -134,7 +195,9 @@ class SharedNodePoolArgs(SpecModel):
     @field_validator("size")
     @classmethod
     def _size_multiple(cls, size: int, info: ValidationInfo) -> int:
-        if problem := count_multiple_problem(size, info.data.get("cluster")):
+        if problem := count_multiple_problem(
+            size, info.data.get("cluster"), single_zone=single_zone(info)
+        ):
             raise ValueError(problem)
         return size
 
@@ -201,10 +264,21 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
         taints=tuple(merge_taints(default_shared_taints(accelerator), args.taints)),
         spot=None,
         boot_volume_gb=args.boot_volume_gb
+        or (args.boot_volume.size_gb if args.boot_volume else None)
         or default_boot_volume_gb(args.cluster, accelerator is not None),
         accelerator=accelerator,
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,
+        node_config=args.node_config,
+        metadata_options=args.metadata_options,
+        boot_volume=args.boot_volume,
+        update=args.update,
+        auto_repair=args.auto_repair,
+        release_version=args.release_version,
+        ami_id=args.ami_id,
+        availability_zone=args.availability_zone,
+        subnet_id=args.subnet_id,
+        additional_security_group_ids=tuple(args.additional_security_group_ids or ()),
     )
 
 
