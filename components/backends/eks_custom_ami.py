@@ -38,21 +38,24 @@ def kubelet_flags(labels: dict[str, str], taints: list[tuple[str, str | None, st
 def custom_ami_node_config(
     pool: ResolvedPool,
     labels: dict[str, str],
-    cluster_name: str,
-    endpoint: str,
-    certificate_authority: str,
-    service_cidr: str,
+    cluster_name: str | None,
+    endpoint: str | None,
+    certificate_authority: str | None,
+    service_cidr: str | None,
 ) -> dict[str, Any]:
     """The NodeConfig of a custom AMI: the cluster's coordinates, the pool's kubelet
     settings and its labels and taints as kubelet flags."""
     document = node_config_document(pool.node_config or NodeConfig())
+    details = {
+        "name": cluster_name,
+        "apiServerEndpoint": endpoint,
+        "certificateAuthority": certificate_authority,
+        "cidr": service_cidr,
+    }
+    # None only where nothing computed the value (a test's mocks echo inputs, and an
+    # `aws.eks.Cluster`'s endpoint is computed): left out rather than written as "None".
     spec: dict[str, Any] = {
-        "cluster": {
-            "name": cluster_name,
-            "apiServerEndpoint": endpoint,
-            "certificateAuthority": certificate_authority,
-            "cidr": service_cidr,
-        },
+        "cluster": {key: value for key, value in details.items() if value is not None},
         **document["spec"],
     }
     flags = kubelet_flags(labels, [(t.key, t.value, t.effect) for t in pool.taints])
@@ -67,7 +70,7 @@ def custom_ami_user_data(pool: ResolvedPool, labels: dict[str, str]) -> pulumi.O
     script = pool.node_config.user_data if pool.node_config is not None else None
 
     def render(values: list[Any]) -> str:
-        name, endpoint, authority, cidr = (str(v) for v in values)
+        name, endpoint, authority, cidr = (None if v is None else str(v) for v in values)
         document = custom_ami_node_config(pool, labels, name, endpoint, authority, cidr)
         return base64.b64encode(mime_user_data(document, script).encode()).decode()
 

@@ -82,7 +82,7 @@ class PoolComponent(pulumi.ComponentResource):
         )
 
     def _pool_outputs(self) -> dict[str, pulumi.Output[Any]]:
-        outputs = {
+        outputs: dict[str, pulumi.Output[Any]] = {
             "pool_name": self.pool_name,
             "pool_id": self.pool_id,
             "scheduling_info": self.scheduling_info,

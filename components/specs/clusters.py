@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from nodepools.json_values import is_list
 from nodepools.specs.aws_tags import AwsTags
-from nodepools.specs.base import SpecModel, register_union_tags, wired
+from nodepools.specs.base import SpecModel, ValueNotShown, register_union_tags, wired
 from nodepools.specs.rosa_cluster import RosaCluster
 from pydantic import Field, field_validator
 
@@ -119,7 +119,8 @@ class EksCluster(SpecModel):
             try:
                 base64.b64decode(value, validate=True)
             except ValueError:
-                raise ValueError(
+                # The name matches the secret-key rule; the message quotes no value.
+                raise ValueNotShown(
                     "is not base64 certificate authority data (the value of "
                     "`certificateAuthority.data` in DescribeCluster)"
                 ) from None

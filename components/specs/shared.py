@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from nodepools.json_values import is_dict
 from nodepools.specs.accelerators import (
     Accelerator,
     flex_size_problem,
@@ -60,7 +59,7 @@ from nodepools.specs.pools import (
     flex_size_field,
 )
 from nodepools.specs.taints import Taint, Taints, merge_taints
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 # Set by the pool itself; a user value would break matching or the pool's identity.
 RESERVED_LABELS = (POOL_LABEL, SHARED_POOL_LABEL, POOL_SELECTOR_LABEL)
@@ -152,6 +151,11 @@ class SharedNodePoolArgs(SpecModel):
     auto_repair: bool | None = auto_repair_field()
     release_version: str | None = release_version_field()
     ami_id: str | None = ami_id_field()
+    instance_types: list[str] | None = Field(
+        default=None,
+        description="Refused: a shared pool runs one `shape` (recipes are placed against its "
+        "accelerators); a mix of types is a MachinePool's `instance_types`. Default None.",
+    )
 
     # The checks MachinePool runs, on the same fields.
     _availability_zone_backend = field_validator("availability_zone")(check_availability_zone)
@@ -167,16 +171,15 @@ class SharedNodePoolArgs(SpecModel):
     _release_version_backend = field_validator("release_version")(check_release_version)
     _ami_id_backend = field_validator("ami_id")(check_ami_id)
 
-    @model_validator(mode="before")
+    @field_validator("instance_types")
     @classmethod
-    def _one_shape(cls, data: Any) -> Any:
-        if is_dict(data) and "instance_types" in data:
-            raise PathError(
-                "instance_types",
-                f"{data['instance_types']!r} can't be used: a shared pool has one `shape`, "
-                "whose accelerators recipes are placed against; use a MachinePool for a mix",
+    def _one_shape(cls, names: list[str] | None) -> None:
+        if names is not None:
+            raise ValueError(
+                f"{names!r} can't be used: a shared pool has one `shape`, whose accelerators "
+                "recipes are placed against; use a MachinePool for a mix of types"
             )
-        return data
+        return None
 
     @field_validator("shape")
     @classmethod
