@@ -1,6 +1,7 @@
 """The per-node and placement settings that `MachinePool`, `GpuSpotPool` and `SharedNodePool`
-share (issue 14): each field's declaration and the check of what its cluster's backend can
-take, written once and attached to each args model with `field_validator(name)(check)`.
+share (issue 14): each is one annotated type carrying its description, its constraints and
+the check of what the pool's cluster can take, declared in each args model as
+`node_config: NodeConfigSetting = None`.
 
 Each check reads the fields declared above it from `info.data` (at least `cluster`, and
 `boot_volume_gb` for `boot_volume`), so the models declare these fields after those.
@@ -9,12 +10,12 @@ Each check reads the fields declared above it from `info.data` (at least `cluste
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Annotated, Any
 
 from nodepools.specs.base import PathError
 from nodepools.specs.clusters import boot_volume_problem
 from nodepools.specs.node_settings import BootVolume, MetadataOptions, NodeConfig, UpdatePolicy
-from pydantic import Field, ValidationInfo
+from pydantic import AfterValidator, Field, ValidationInfo
 
 # EKS-optimized AMI releases: `<Kubernetes version>-<YYYYMMDD>` for Amazon Linux,
 # `<Bottlerocket version>-<8-hex commit>` for Bottlerocket (e.g. `1.26.2-5d2b4b5e`).
@@ -37,7 +38,6 @@ def _kind(info: ValidationInfo) -> str | None:
 
 def node_config_field() -> Any:
     return Field(
-        default=None,
         description="Kubelet settings (`max_pods`, `kubelet`) and an extra `user_data` script. "
         "EKS: a nodeadm NodeConfig in the pool's launch template; OKE: kubelet flags in its "
         "cloud-init (`max_pods` and `user_data` only); ROSA: refused. Default None.",
@@ -46,7 +46,6 @@ def node_config_field() -> Any:
 
 def metadata_options_field() -> Any:
     return Field(
-        default=None,
         description="Instance metadata options of the pool's EKS launch template; default "
         "None: IMDSv2 required, hop limit 1 whenever the pool creates a launch template. "
         "EKS only.",
@@ -55,7 +54,6 @@ def metadata_options_field() -> Any:
 
 def boot_volume_field() -> Any:
     return Field(
-        default=None,
         description="Root volume in full (its size in `size_gb` or in `boot_volume_gb`, not "
         "both; a bare-metal shared pool gives `boot_volume_gb`). EKS: "
         "the launch template's block device mapping; OKE: `size_gb` and `kms_key_id` only; "
@@ -65,7 +63,6 @@ def boot_volume_field() -> Any:
 
 def update_field() -> Any:
     return Field(
-        default=None,
         description="Rolling-update budget. EKS: the node group's `update_config`; OKE: "
         "`node_pool_cycling_details` (cycling enabled, `maximum_unavailable`, surge left at "
         "OKE's 1); ROSA: refused. Default None: the cloud's (EKS 1 node, OKE 0 unavailable).",
@@ -74,7 +71,6 @@ def update_field() -> Any:
 
 def auto_repair_field() -> Any:
     return Field(
-        default=None,
         description="EKS node auto repair (`node_repair_config.enabled`); OKE and ROSA: "
         "refused. Default None: EKS's default (off).",
     )
@@ -82,7 +78,6 @@ def auto_repair_field() -> Any:
 
 def release_version_field() -> Any:
     return Field(
-        default=None,
         pattern=RELEASE_VERSION_PATTERN,
         description="EKS-optimized AMI release to pin (the node group's `release_version`): "
         "`1.33.0-20250704` for Amazon Linux AMI types, `1.26.2-5d2b4b5e` for Bottlerocket "
@@ -93,7 +88,6 @@ def release_version_field() -> Any:
 
 def ami_id_field() -> Any:
     return Field(
-        default=None,
         pattern=AMI_ID_PATTERN,
         description="A custom AMI (EKS only): the node group gets `ami_type: CUSTOM` and a "
         "launch template with this `image_id` and a complete nodeadm NodeConfig (the "
@@ -106,7 +100,6 @@ def ami_id_field() -> Any:
 
 def availability_zone_field() -> Any:
     return Field(
-        default=None,
         pattern=AVAILABILITY_ZONE_PATTERN,
         description="ROSA: a single-AZ machine pool in this zone of a multi-AZ cluster "
         "(OCM `availability_zones: [zone]`; its counts then need not be multiples of 3). "
@@ -116,7 +109,6 @@ def availability_zone_field() -> Any:
 
 def subnet_id_field() -> Any:
     return Field(
-        default=None,
         pattern=SUBNET_ID_PATTERN,
         description="ROSA: a single-subnet machine pool (OCM `subnets: [subnet]`, a BYO-VPC "
         "cluster's subnet; its counts then need not be multiples of 3). Not with "
@@ -127,7 +119,6 @@ def subnet_id_field() -> Any:
 
 def additional_security_group_ids_field() -> Any:
     return Field(
-        default=None,
         min_length=1,
         description="ROSA: extra security groups for the pool's machines (OCM "
         "`aws.additional_security_group_ids`; immutable: a change replaces the pool). Refused "
@@ -359,7 +350,56 @@ def check_additional_security_group_ids(
     return groups
 
 
+SETTINGS = (
+    "node_config",
+    "metadata_options",
+    "boot_volume",
+    "update",
+    "auto_repair",
+    "release_version",
+    "ami_id",
+    "availability_zone",
+    "subnet_id",
+)
+
+
+def resolved_settings(args: Any) -> dict[str, Any]:
+    """The settings of a validated args model, as `ResolvedPool` fields."""
+    settings = {name: getattr(args, name) for name in SETTINGS}
+    groups: list[str] | None = args.additional_security_group_ids
+    settings["additional_security_group_ids"] = tuple(groups or ())
+    return settings
+
+
 def single_zone(info: ValidationInfo) -> bool:
     """Whether the pool is pinned to one zone (a subnet or zone of its own): then a multi-AZ
     ROSA cluster's multiple-of-3 rule does not apply to it."""
     return info.data.get("availability_zone") is not None or info.data.get("subnet_id") is not None
+
+
+# -- the settings as the args models declare them (`= None`) ---------------------------------
+
+NodeConfigSetting = Annotated[
+    NodeConfig | None, node_config_field(), AfterValidator(check_node_config)
+]
+MetadataOptionsSetting = Annotated[
+    MetadataOptions | None, metadata_options_field(), AfterValidator(check_metadata_options)
+]
+BootVolumeSetting = Annotated[
+    BootVolume | None, boot_volume_field(), AfterValidator(check_boot_volume)
+]
+UpdateSetting = Annotated[UpdatePolicy | None, update_field(), AfterValidator(check_update)]
+AutoRepairSetting = Annotated[bool | None, auto_repair_field(), AfterValidator(check_auto_repair)]
+ReleaseVersionSetting = Annotated[
+    str | None, release_version_field(), AfterValidator(check_release_version)
+]
+AmiIdSetting = Annotated[str | None, ami_id_field(), AfterValidator(check_ami_id)]
+AvailabilityZoneSetting = Annotated[
+    str | None, availability_zone_field(), AfterValidator(check_availability_zone)
+]
+SubnetIdSetting = Annotated[str | None, subnet_id_field(), AfterValidator(check_subnet_id)]
+SecurityGroupIdsSetting = Annotated[
+    list[str] | None,
+    additional_security_group_ids_field(),
+    AfterValidator(check_additional_security_group_ids),
+]

@@ -28,27 +28,18 @@ from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
 from nodepools.specs.network import EFA_RESOURCE, PoolNetwork, check_network, efa_interfaces
 from nodepools.specs.node_settings import BootVolume, MetadataOptions, NodeConfig, UpdatePolicy
 from nodepools.specs.pool_settings import (
-    additional_security_group_ids_field,
-    ami_id_field,
-    auto_repair_field,
-    availability_zone_field,
-    boot_volume_field,
-    check_additional_security_group_ids,
-    check_ami_id,
-    check_auto_repair,
-    check_availability_zone,
-    check_boot_volume,
-    check_metadata_options,
-    check_node_config,
-    check_release_version,
-    check_subnet_id,
-    check_update,
-    metadata_options_field,
-    node_config_field,
-    release_version_field,
+    AmiIdSetting,
+    AutoRepairSetting,
+    AvailabilityZoneSetting,
+    BootVolumeSetting,
+    MetadataOptionsSetting,
+    NodeConfigSetting,
+    ReleaseVersionSetting,
+    SecurityGroupIdsSetting,
+    SubnetIdSetting,
+    UpdateSetting,
+    resolved_settings,
     single_zone,
-    subnet_id_field,
-    update_field,
 )
 from nodepools.specs.scaling import Scaling, Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
@@ -170,9 +161,9 @@ class PoolArgsBase(SpecModel):
         "tags use the type with the fewest accelerators and least memory. Default None.",
     )
     # Before the counts: a pool pinned to one zone is exempt from multi-AZ multiples.
-    availability_zone: str | None = availability_zone_field()
-    subnet_id: str | None = subnet_id_field()
-    additional_security_group_ids: list[str] | None = additional_security_group_ids_field()
+    availability_zone: AvailabilityZoneSetting = None
+    subnet_id: SubnetIdSetting = None
+    additional_security_group_ids: SecurityGroupIdsSetting = None
     replicas: int | None = Field(
         default=None,
         ge=0,
@@ -211,26 +202,13 @@ class PoolArgsBase(SpecModel):
         "component name.",
     )
 
-    node_config: NodeConfig | None = node_config_field()
-    metadata_options: MetadataOptions | None = metadata_options_field()
-    boot_volume: BootVolume | None = boot_volume_field()
-    update: UpdatePolicy | None = update_field()
-    auto_repair: bool | None = auto_repair_field()
-    release_version: str | None = release_version_field()
-    ami_id: str | None = ami_id_field()
-
-    _node_config_backend = field_validator("node_config")(check_node_config)
-    _metadata_options_backend = field_validator("metadata_options")(check_metadata_options)
-    _boot_volume_backend = field_validator("boot_volume")(check_boot_volume)
-    _update_backend = field_validator("update")(check_update)
-    _auto_repair_backend = field_validator("auto_repair")(check_auto_repair)
-    _release_version_backend = field_validator("release_version")(check_release_version)
-    _ami_id_backend = field_validator("ami_id")(check_ami_id)
-    _availability_zone_backend = field_validator("availability_zone")(check_availability_zone)
-    _subnet_id_backend = field_validator("subnet_id")(check_subnet_id)
-    _security_groups_backend = field_validator("additional_security_group_ids")(
-        check_additional_security_group_ids
-    )
+    node_config: NodeConfigSetting = None
+    metadata_options: MetadataOptionsSetting = None
+    boot_volume: BootVolumeSetting = None
+    update: UpdateSetting = None
+    auto_repair: AutoRepairSetting = None
+    release_version: ReleaseVersionSetting = None
+    ami_id: AmiIdSetting = None
 
     network: PoolNetwork | None = Field(
         default=None,
@@ -662,18 +640,9 @@ def resolve_pool(
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,
         instance_types=tuple(args.instance_types or ()),
-        node_config=args.node_config,
-        metadata_options=args.metadata_options,
-        boot_volume=args.boot_volume,
-        update=args.update,
-        auto_repair=args.auto_repair,
-        release_version=args.release_version,
         network=args.network,
         capacity_reservation=args.capacity_reservation,
-        ami_id=args.ami_id,
-        availability_zone=args.availability_zone,
-        subnet_id=args.subnet_id,
-        additional_security_group_ids=tuple(args.additional_security_group_ids or ()),
+        **resolved_settings(args),
     )
 
 
