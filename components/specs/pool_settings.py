@@ -291,7 +291,7 @@ def check_availability_zone(zone: str | None, info: ValidationInfo) -> str | Non
     if kind == "eks":
         raise ValueError(
             f"{zone!r} can't be used on EKS: a node group is placed by subnets; give the "
-            "zone's subnet as `subnet_id`"
+            "zone's subnet as `network.subnet_id`"
         )
     if kind == "oke":
         raise ValueError(
