@@ -24,6 +24,8 @@ _EXPORTS: dict[str, str] = {
     "KarpenterNodePoolArgs": ".specs",
     "MachinePool": ".pools.machine_pool",
     "MachinePoolArgs": ".specs",
+    "NodeRole": ".pools.node_role",
+    "NodeRoleArgs": ".specs.node_role",
     "OkeCluster": ".specs",
     "OkeClusterAutoscaler": ".pools.oke_autoscaler",
     "OkeClusterAutoscalerArgs": ".specs.oke_autoscaler_args",
@@ -63,6 +65,8 @@ __all__ = [
     "KueueQueuesArgs",
     "MachinePool",
     "MachinePoolArgs",
+    "NodeRole",
+    "NodeRoleArgs",
     "OkeCluster",
     "OkeClusterAutoscaler",
     "OkeClusterAutoscalerArgs",
@@ -98,6 +102,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
     from nodepools.pools.gpu_spot_pool import GpuSpotPool
     from nodepools.pools.karpenter_node_pool import KarpenterNodePool
     from nodepools.pools.machine_pool import MachinePool
+    from nodepools.pools.node_role import NodeRole
     from nodepools.pools.oke_autoscaler import OkeClusterAutoscaler
     from nodepools.pools.pool_component import PoolComponent
     from nodepools.pools.shared_node_pool import SharedNodePool
@@ -119,6 +124,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
     )
     from nodepools.specs.accelerator_stack import AcceleratorStackArgs
     from nodepools.specs.kueue_objects import KueueQueuesArgs
+    from nodepools.specs.node_role import NodeRoleArgs
     from nodepools.specs.oke_autoscaler_args import OkeClusterAutoscalerArgs
     from nodepools.specs.platforms import PoolPlatformsArgs
     from nodepools.specs.quotas import PoolQuotasArgs

@@ -86,6 +86,8 @@ class Recorded:
 class _Cluster:
     multi_az: bool
     pools: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # A BYO-VPC cluster's subnets (rhcs refuses a pool subnet outside them); () = any.
+    subnets: tuple[str, ...] = ()
 
 
 class OcmRejection(Exception):
@@ -173,9 +175,11 @@ class FakeOcm(LoopbackFake):
 
     # -- scripting -----------------------------------------------------------------------
 
-    def add_cluster(self, cluster_id: str, *, multi_az: bool = False) -> None:
+    def add_cluster(
+        self, cluster_id: str, *, multi_az: bool = False, subnets: tuple[str, ...] = ()
+    ) -> None:
         with self._lock:
-            self._clusters[cluster_id] = _Cluster(multi_az=multi_az)
+            self._clusters[cluster_id] = _Cluster(multi_az=multi_az, subnets=tuple(subnets))
 
     def revoke_access_tokens(self) -> None:
         with self._lock:
@@ -376,6 +380,43 @@ def _check_labels(labels: Any) -> None:
         raise OcmRejection(400, "Attribute 'labels' must map strings to strings")
 
 
+SECURITY_GROUP = re.compile(r"^sg-[0-9a-f]+$")
+AWS_FIELDS = {"spot_market_options", "additional_security_group_ids", "tags"}
+
+
+def _check_placement(pool: dict[str, Any], cluster: _Cluster) -> None:
+    zones, subnets = pool.get("availability_zones"), pool.get("subnets")
+    for name, value in (("availability_zones", zones), ("subnets", subnets)):
+        if value is not None and (
+            not isinstance(value, list) or not all(isinstance(v, str) and v for v in value)
+        ):
+            raise OcmRejection(400, f"Attribute '{name}' must be a list of strings")
+    for zone in zones or []:
+        if zone not in ZONES:
+            raise OcmRejection(
+                400, f"Availability zone '{zone}' is not one of the cluster's zones {ZONES}"
+            )
+    for subnet in subnets or []:
+        if cluster.subnets and subnet not in cluster.subnets:
+            raise OcmRejection(400, f"Subnet '{subnet}' is not one of the cluster's subnets")
+    aws = pool.get("aws")
+    if aws is None:
+        return
+    if not isinstance(aws, dict):
+        raise OcmRejection(400, "Attribute 'aws' must be an object")
+    unknown = sorted(set(aws) - AWS_FIELDS)
+    if unknown:
+        raise OcmRejection(400, f"Unknown AWS machine pool attributes {unknown}")
+    groups = aws.get("additional_security_group_ids")
+    if groups is not None and (
+        not isinstance(groups, list)
+        or not all(isinstance(g, str) and SECURITY_GROUP.match(g) for g in groups)
+    ):
+        raise OcmRejection(
+            400, f"Additional security group ids {groups!r} must be a list of 'sg-' ids"
+        )
+
+
 def _validate_new(pool: dict[str, Any], multi_az: bool) -> None:
     pool_id = pool.get("id")
     if not isinstance(pool_id, str) or not POOL_ID.match(pool_id):
@@ -416,6 +457,7 @@ def _stored(cluster_id: str, pool: dict[str, Any], multi_az: bool) -> dict[str, 
 
 def _create(cluster_id: str, cluster: _Cluster, body: dict[str, Any]) -> dict[str, Any]:
     _validate_new(body, cluster.multi_az)
+    _check_placement(body, cluster)
     if body["id"] in cluster.pools:
         raise OcmRejection(409, f"Machine pool with id '{body['id']}' already exists")
     cluster.pools[body["id"]] = _stored(cluster_id, body, cluster.multi_az)
@@ -427,7 +469,9 @@ def _patch(cluster: _Cluster, pool: dict[str, Any], patch: dict[str, Any]) -> di
         if key in patch and patch[key] != pool.get(key):
             raise OcmRejection(400, f"Attribute '{key}' cannot be changed after creation")
     if "aws" in patch and patch["aws"] != pool.get("aws"):
-        raise OcmRejection(400, "Attribute 'aws' (spot market options) cannot be changed")
+        raise OcmRejection(
+            400, "Attribute 'aws' (spot market options, security groups) cannot be changed"
+        )
     if "replicas" in patch and "autoscaling" in patch:
         raise OcmRejection(400, "Exactly one of 'replicas' or 'autoscaling' must be specified")
     updated = json.loads(json.dumps(pool))

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from nodepools import GpuSpotPool, MachinePool, SpecError
+from nodepools import GpuSpotPool, MachinePool, NodeRole, SpecError
 from nodepools.offline import ProgramError, run
 
 from tests.conftest import EKS, OKE
@@ -51,7 +51,15 @@ def test_gpu_spot_pool_on_eks():
     assert len(asg) == 1 and asg.pop().startswith("eks-gpu-spot-")
 
     outputs = capture.outputs_of(capture.get(GpuSpotPool.TYPE, "gpu-spot"))
-    assert set(outputs) == {"pool_name", "pool_id", "scheduling_info", "scheduling_info_yaml"}
+    assert set(outputs) == {
+        "pool_name",
+        "pool_id",
+        "scheduling_info",
+        "scheduling_info_yaml",
+        "node_role_arn",
+    }
+    assert outputs["node_role_arn"] == EKS["node_role_arn"]  # the given role, no NodeRole
+    assert capture.by_type(NodeRole.TYPE) == []
     info = outputs["scheduling_info"]
     assert info["nodeSelector"] == {"nodepools.dev/pool": "gpu-spot"}
     tolerated = {(t["key"], t["effect"]) for t in info["tolerations"]}

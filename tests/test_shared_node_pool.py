@@ -109,6 +109,7 @@ def test_outputs_are_exactly_the_pool_outputs_and_the_shared_ones():
         "gpus_per_node",
         "total_gpus",
     }
+    assert outputs.get("node_role_arn") is None  # an OKE pool has no node IAM role
     assert (outputs["shape"], outputs["selector"]) == ("BM.GPU.MI300X.8", "selector_1")
     assert (outputs["gpus_per_node"], outputs["total_gpus"]) == (8, 16)
     # Shared: the paste-ready info asks for one accelerator, not the whole node.

@@ -35,6 +35,9 @@ class BuiltPool:
 
     pool_id: Any  # pulumi.Output[str]
     resource: Any  # the node group / node pool / machine pool resource
+    # EKS: the ARN of the role the nodes assume (given, or of the `node_role` it created).
+    node_role_arn: Any = None  # pulumi.Output[str] | None
+    node_role: Any = None  # NodeRole | None
 
 
 def backend_for(kind: str) -> ModuleType:

@@ -11,6 +11,7 @@ import pulumi
 import pulumi_aws as aws
 from nodepools.backends import BuiltPool
 from nodepools.backends.asg_tag import AutoscalingGroupTag
+from nodepools.backends.eks_custom_ami import launch_template_user_data
 from nodepools.backends.eks_launch_template import (
     build_launch_template,
     needs_launch_template,
@@ -18,9 +19,11 @@ from nodepools.backends.eks_launch_template import (
 )
 from nodepools.backends.eks_network import pool_subnet_ids
 from nodepools.backends.eks_scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
+from nodepools.pools.node_role import NodeRole
 from nodepools.specs.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.eks_ami import default_ami_type
 from nodepools.specs.labels import POOL_LABEL
+from nodepools.specs.node_role import NodeRoleArgs
 from nodepools.specs.pools import ResolvedPool
 
 EKS_EFFECTS = {
@@ -45,6 +48,8 @@ def node_group_name_prefix(pool_name: str) -> str:
 def ami_type_for(pool: ResolvedPool) -> str | None:
     """The cluster's `ami_type` (checked against the pool's architecture by the spec), else
     the one the pool's architecture and accelerator call for (`specs.eks_ami`)."""
+    if pool.ami_id is not None:
+        return "CUSTOM"
     if pool.cluster.ami_type:
         return pool.cluster.ami_type
     resource = pool.accelerator.resource if pool.accelerator is not None else None
@@ -157,13 +162,30 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     )
     # With a launch template the root volume is its block device mapping: EKS refuses
     # `disk_size` beside a launch template.
-    template = build_launch_template(name, pool, parent) if needs_launch_template(pool) else None
+    template = (
+        build_launch_template(
+            name, pool, parent, launch_template_user_data(pool, node_labels(pool))
+        )
+        if needs_launch_template(pool)
+        else None
+    )
+    role_arn = cluster.node_role_arn
+    node_role = None
+    if role_arn is None:
+        node_role = NodeRole(
+            f"{name}-node-role",
+            NodeRoleArgs(
+                name_prefix=pool.pool_name, partition=cluster.partition, tags=cluster.tags
+            ),
+            opts=child,
+        )
+        role_arn = node_role.role_arn
     node_group = aws.eks.NodeGroup(
         f"{name}-node-group",
         aws.eks.NodeGroupArgs(
             cluster_name=cluster.cluster_name,
             node_group_name_prefix=prefix,
-            node_role_arn=cluster.node_role_arn,
+            node_role_arn=role_arn,
             subnet_ids=pool_subnet_ids(pool),
             # A Capacity Block's type is in the launch template; EKS refuses it in both.
             instance_types=None
@@ -198,11 +220,13 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         # The autoscaler owns the desired size once the group exists; without this
         # every `pulumi up` would reset it to the minimum. Unless new bounds exclude the
         # live size: then it is sent, clamped, or EKS refuses the update (eks_scaling).
+        # A created role's policies are attached before nodes try to join (and detached
+        # only after the group is gone).
         opts=child.merge(
             pulumi.ResourceOptions(ignore_changes=[DESIRED_SIZE_PATH])
             if desired.follow_autoscaler
             else None
-        ),
+        ).merge(pulumi.ResourceOptions(depends_on=[node_role]) if node_role else None),
     )
     if pool.autoscaled:
         # None only where no Auto Scaling group was reported (plain mocks, see first_asg_name).
@@ -219,4 +243,9 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
                     parent=parent, aliases=[pulumi.Alias(name=_legacy_asg_tag_name(name, key))]
                 ),
             )
-    return BuiltPool(pool_id=node_group.id, resource=node_group)
+    return BuiltPool(
+        pool_id=node_group.id,
+        resource=node_group,
+        node_role_arn=pulumi.Output.from_input(role_arn),
+        node_role=node_role,
+    )

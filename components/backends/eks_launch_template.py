@@ -12,7 +12,6 @@ beside it, never in its place.
 
 from __future__ import annotations
 
-import base64
 from typing import Any, cast
 
 import pulumi
@@ -31,7 +30,10 @@ def needs_launch_template(pool: ResolvedPool) -> bool:
     """Whether the pool sets anything only a launch template can carry."""
     network = pool.network
     return (
-        any(x is not None for x in (pool.node_config, pool.metadata_options, pool.boot_volume))
+        any(
+            x is not None
+            for x in (pool.node_config, pool.metadata_options, pool.boot_volume, pool.ami_id)
+        )
         or pool.capacity_reservation is not None
         or (network is not None and (network.efa or network.placement_group is not None))
     )
@@ -61,16 +63,11 @@ def node_config_document(config: NodeConfig) -> dict[str, Any]:
     return {"apiVersion": NODEADM_API, "kind": "NodeConfig", "spec": spec}
 
 
-def mime_user_data(config: NodeConfig) -> str:
+def mime_user_data(document: dict[str, Any], script: str | None) -> str:
     """MIME multi-part user data: the NodeConfig part, then the user's script part."""
-    parts = [
-        (
-            "application/node.eks.aws",
-            "---\n" + yaml.safe_dump(node_config_document(config), sort_keys=False),
-        )
-    ]
-    if config.user_data is not None:
-        parts.append(('text/x-shellscript; charset="us-ascii"', config.user_data))
+    parts = [("application/node.eks.aws", "---\n" + yaml.safe_dump(document, sort_keys=False))]
+    if script is not None:
+        parts.append(('text/x-shellscript; charset="us-ascii"', script))
     lines = ["MIME-Version: 1.0", f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"', ""]
     for content_type, body in parts:
         lines += [f"--{MIME_BOUNDARY}", f"Content-Type: {content_type}", "", body.rstrip("\n"), ""]
@@ -102,9 +99,13 @@ def block_device_mapping(
 
 
 def build_launch_template(
-    name: str, pool: ResolvedPool, parent: pulumi.Resource
+    name: str,
+    pool: ResolvedPool,
+    parent: pulumi.Resource,
+    user_data: pulumi.Input[str] | None,
 ) -> aws.ec2.LaunchTemplate:
-    """`<pool>-launch-template`, auto-named by Pulumi (so a replacement can't collide).
+    """`<pool>-launch-template`, auto-named by Pulumi (so a replacement can't collide), with
+    the custom AMI (`image_id`) if the pool has one and `user_data` (base64).
 
     A Capacity Block pool names its instance type here (EKS takes it from the template and
     the node group names none) with the `capacity-block` market type."""
@@ -129,9 +130,8 @@ def build_launch_template(
                 http_put_response_hop_limit=options.http_put_response_hop_limit,
             ),
             block_device_mappings=[mapping] if mapping is not None else None,
-            user_data=base64.b64encode(mime_user_data(pool.node_config).encode()).decode()
-            if pool.node_config is not None
-            else None,
+            image_id=pool.ami_id,
+            user_data=user_data,
             tags={**pool.cluster.tags, "nodepools.dev/pool": pool.pool_name},
         ),
         opts=pulumi.ResourceOptions(parent=parent),

@@ -46,9 +46,9 @@ def normalize_body(body: dict[str, Any]) -> dict[str, Any]:
         out["labels"] = dict(sorted(body["labels"].items()))
     if body.get("taints") is not None:
         out["taints"] = [_normalize_taint(taint) for taint in _sorted_taints(body["taints"])]
-    spot = _spot(body)
-    if spot is not None:
-        out["aws"] = {"spot_market_options": {} if spot[1] is None else {"max_price": spot[1]}}
+    aws = _aws_view(body)
+    if aws:
+        out["aws"] = aws
     if body.get("root_volume") is not None:
         out["root_volume"] = {"aws": {"size": _int_or_raw(body["root_volume"]["aws"]["size"])}}
     for key in ("subnets", "availability_zones"):
@@ -80,9 +80,11 @@ def live_view(live: dict[str, Any], desired: dict[str, Any] | None) -> dict[str,
     taints: list[Any] = live.get("taints") or []
     if taints or "taints" in wants or desired is None:
         view["taints"] = [_normalize_taint(taint) for taint in _sorted_taints(taints)]
-    spot = _spot(live)
-    if spot is not None:
-        view["aws"] = {"spot_market_options": {} if spot[1] is None else {"max_price": spot[1]}}
+    # Security groups are kept even when `desired` has none: OCM adds none by itself, so
+    # groups there that the program does not want are a difference (a replacement).
+    aws = _aws_view(live)
+    if aws:
+        view["aws"] = aws
     size = (live.get("root_volume") or dict[str, Any]()).get("aws", {}).get("size")
     if size is not None and ("root_volume" in wants or desired is None):
         view["root_volume"] = {"aws": {"size": _int_or_raw(size)}}
@@ -90,6 +92,26 @@ def live_view(live: dict[str, Any], desired: dict[str, Any] | None) -> dict[str,
         if live.get(key) and (key in wants or desired is None):
             view[key] = list(live[key])
     return view
+
+
+def _aws_view(body: dict[str, Any]) -> dict[str, Any]:
+    """The `aws` fields we manage: spot options and additional security groups (sorted)."""
+    aws: dict[str, Any] = {}
+    spot = _spot(body)
+    if spot is not None:
+        aws["spot_market_options"] = {} if spot[1] is None else {"max_price": spot[1]}
+    groups = _security_groups(body)
+    if groups:
+        aws["additional_security_group_ids"] = list(groups)
+    return aws
+
+
+def _security_groups(body: dict[str, Any]) -> Any:
+    aws = body.get("aws")
+    groups = aws.get("additional_security_group_ids") if is_dict(aws) else None
+    if is_list(groups):
+        return tuple(sorted(str(g) for g in groups)) or None
+    return groups
 
 
 def _sorted_taints(taints: list[Any]) -> list[Any]:
@@ -184,6 +206,7 @@ FACETS: tuple[_Facet, ...] = (
     _Facet("root_volume", _root_volume, immutable=True, optional=True),
     _Facet("subnets", _zones("subnets"), immutable=True, optional=True),
     _Facet("availability_zones", _zones("availability_zones"), immutable=True, optional=True),
+    _Facet("aws.additional_security_group_ids", _security_groups, immutable=True),
     _Facet("scaling", _scaling, immutable=False),
     _Facet("labels", _labels, immutable=False),
     _Facet("taints", _taints, immutable=False),

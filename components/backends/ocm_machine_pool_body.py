@@ -9,7 +9,7 @@ place of any value; both are tolerated here, an unknown simply never equals a kn
 Which fields are which (OCM facts, see ../shared/ocm/README.md):
 - immutable after create, a change means replacing the pool: ``id``, ``instance_type``,
   ``aws.spot_market_options`` (spot on/off and its max price), ``root_volume``, ``subnets``,
-  ``availability_zones``;
+  ``availability_zones``, ``aws.additional_security_group_ids``;
 - updated in place by PATCH: ``replicas`` / ``autoscaling``, ``labels``, ``taints`` (the
   whole set is replaced).
 ``root_volume``, ``subnets`` and ``availability_zones`` are optional and OCM picks a value
@@ -35,6 +35,8 @@ TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 ROOT_VOLUME_MIN_GIB = 128
 ROOT_VOLUME_MAX_GIB = 16384
 MULTI_AZ_MULTIPLE = 3
+SECURITY_GROUP_ID = re.compile(r"^sg-[0-9a-f]+$")
+AWS_KEYS = ("spot_market_options", "additional_security_group_ids")
 
 BODY_KEYS = frozenset(
     {
@@ -218,8 +220,18 @@ def _check_aws(aws: Any, add: Callable[[str, str], None]) -> None:
     if not is_dict(aws):
         add("aws", f"must be an object, got {aws!r}")
         return
-    for key in sorted(set(aws) - {"spot_market_options"}):
-        add(f"aws.{key}", "is not managed by this provider (only `spot_market_options`)")
+    for key in sorted(set(aws) - set(AWS_KEYS)):
+        add(f"aws.{key}", f"is not managed by this provider (only {', '.join(AWS_KEYS)})")
+    groups = aws.get("additional_security_group_ids")
+    if groups is not None and (
+        not is_list(groups)
+        or not groups
+        or not all(isinstance(g, str) and SECURITY_GROUP_ID.match(g) for g in groups)
+    ):
+        add(
+            "aws.additional_security_group_ids",
+            f"must be a non-empty list of security group ids (sg-...), got {groups!r}",
+        )
     spot = aws.get("spot_market_options")
     if spot is None:
         return
@@ -260,7 +272,8 @@ def _check_root_volume(root_volume: Any, add: Callable[[str, str], None]) -> Non
 def machine_pool_body(pool: ResolvedPool) -> dict[str, Any]:
     """The OCM MachinePool body of a resolved pool, in the provider's canonical form.
 
-    Taints keep their Kubernetes effect names (OCM takes them as they are). Spot without a
+    `availability_zone` / `subnet_id` become one-element `availability_zones` / `subnets`
+    and `additional_security_group_ids` goes under `aws`. Taints keep their Kubernetes effect names (OCM takes them as they are). Spot without a
     price is ``spot_market_options: {}``: OCM then caps at the on-demand price. The root
     volume is sent only when the pool sets one, leaving OCM's default (300 GiB) otherwise.
     """
@@ -276,11 +289,22 @@ def machine_pool_body(pool: ResolvedPool) -> dict[str, Any]:
         else {"key": t.key, "effect": t.effect}
         for t in pool.taints
     ]
+    aws: dict[str, Any] = {}
     if pool.spot is not None:
         options = {} if pool.spot.max_price is None else {"max_price": pool.spot.max_price}
-        body["aws"] = {"spot_market_options": options}
+        aws["spot_market_options"] = options
+    if pool.additional_security_group_ids:
+        aws["additional_security_group_ids"] = list(pool.additional_security_group_ids)
+    if aws:
+        body["aws"] = aws
     if pool.boot_volume_gb is not None:
         body["root_volume"] = {"aws": {"size": pool.boot_volume_gb}}
+    # A single-AZ pool: one zone of a multi-AZ cluster, or one subnet (rhcs `availability_zone`
+    # and `subnet_id` send these one-element lists).
+    if pool.availability_zone is not None:
+        body["availability_zones"] = [pool.availability_zone]
+    if pool.subnet_id is not None:
+        body["subnets"] = [pool.subnet_id]
     # The spec rules and the provider's are written twice (pydantic vs plain dicts); a
     # pool that passed one and not the other must fail here, before registration, not at
     # `pulumi up`.

@@ -42,6 +42,14 @@ def _auto_named(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     return {"name": inputs.get("name") or f"{name}-{stable_id('autoname', name)[-7:]}"}
 
 
+def _iam_role(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
+    # As the provider names a role from its prefix: the prefix and a 26-digit suffix.
+    prefix = inputs.get("namePrefix")
+    suffix = str(int(stable_id("role", name).rsplit("-", 1)[1], 16)).zfill(26)[:26]
+    role = inputs.get("name") or (f"{prefix}{suffix}" if prefix else name)
+    return {"name": role, "arn": f"arn:aws:iam::123456789012:role/{role}"}
+
+
 def _ocm_machine_pool(name: str, inputs: dict[str, Any]) -> dict[str, Any]:
     # What the OCM provider returns on create: the pool id is the body's `id`.
     body: dict[str, Any] = inputs.get("body") or {}
@@ -65,6 +73,7 @@ COMPUTED_OUTPUTS: dict[str, OutputsFactory] = {
     "aws:eks/nodeGroup:NodeGroup": _eks_node_group,
     "aws:ec2/launchTemplate:LaunchTemplate": _launch_template,
     "aws:ec2/placementGroup:PlacementGroup": _auto_named,
+    "aws:iam/role:Role": _iam_role,
     "pulumi-python:dynamic/ocm:MachinePool": _ocm_machine_pool,
     "pulumi:pulumi:StackReference": _stack_reference,
 }

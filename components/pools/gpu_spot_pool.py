@@ -21,6 +21,9 @@ class GpuSpotPool(PoolComponent):
     """
 
     TYPE = "nodepools:index:GpuSpotPool"
+    # EKS: the IAM role the nodes assume (the cluster's `node_role_arn`, else the pool's
+    # own NodeRole's); None on OKE and ROSA.
+    node_role_arn: pulumi.Output[str | None]
 
     @classmethod
     def resolve(cls, name: str, args: GpuSpotPoolArgs | dict[str, Any]) -> ResolvedPool:

@@ -21,6 +21,9 @@ class MachinePool(PoolComponent):
     """
 
     TYPE = "nodepools:index:MachinePool"
+    # EKS: the IAM role the nodes assume (the cluster's `node_role_arn`, else the pool's
+    # own NodeRole's); None on OKE and ROSA.
+    node_role_arn: pulumi.Output[str | None]
 
     @classmethod
     def resolve(cls, name: str, args: MachinePoolArgs | dict[str, Any]) -> ResolvedPool:

@@ -19,7 +19,9 @@ class PoolComponent(pulumi.ComponentResource):
     """Base of every node-pool component.
 
     Outputs: `pool_name`, `pool_id`, `scheduling_info` (dict with `nodeSelector`,
-    `tolerations`, `resources.limits`) and `scheduling_info_yaml` (the same, as YAML).
+    `tolerations`, `resources.limits`) and `scheduling_info_yaml` (the same, as YAML);
+    pools built from a resolved pool add `node_role_arn` (EKS: the IAM role the nodes
+    assume, given or created; None elsewhere).
     The resolved spec (secret-free) is registered as the component's inputs, so `plan`
     and `pulumi stack export` can show what the pool is.
     """
@@ -71,11 +73,23 @@ class PoolComponent(pulumi.ComponentResource):
         self.pool_id = built.pool_id
         self.scheduling_info = known_output(self.scheduling.to_dict())
         self.scheduling_info_yaml = pulumi.Output.from_input(self.scheduling.to_yaml())
+        # EKS pools: the role their nodes assume (given, or their NodeRole's); None on
+        # clouds whose pools have no such role.
+        self.node_role_arn = (
+            built.node_role_arn
+            if built.node_role_arn is not None
+            else pulumi.Output.from_input(None)
+        )
 
     def _pool_outputs(self) -> dict[str, pulumi.Output[Any]]:
-        return {
+        outputs: dict[str, pulumi.Output[Any]] = {
             "pool_name": self.pool_name,
             "pool_id": self.pool_id,
             "scheduling_info": self.scheduling_info,
             "scheduling_info_yaml": self.scheduling_info_yaml,
         }
+        # Pools built from a ResolvedPool (`_build`) publish their nodes' role too.
+        role: pulumi.Output[str | None] | None = getattr(self, "node_role_arn", None)
+        if role is not None:
+            outputs["node_role_arn"] = role
+        return outputs

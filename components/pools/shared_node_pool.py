@@ -33,6 +33,9 @@ class SharedNodePool(PoolComponent):
     """
 
     TYPE = "nodepools:index:SharedNodePool"
+    # EKS: the IAM role the nodes assume (the cluster's `node_role_arn`, else the pool's
+    # own NodeRole's); None on OKE and ROSA.
+    node_role_arn: pulumi.Output[str | None]
 
     shape: pulumi.Output[str]
     selector: pulumi.Output[str | None]

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import ipaddress
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from nodepools.json_values import is_list
 from nodepools.specs.aws_tags import AwsTags
-from nodepools.specs.base import SpecModel, register_union_tags, wired
+from nodepools.specs.base import SpecModel, ValueNotShown, register_union_tags, wired
 from nodepools.specs.rosa_cluster import RosaCluster
 from pydantic import Field, field_validator
 
@@ -41,8 +43,11 @@ class EksCluster(SpecModel):
     cluster_name: Annotated[Any, wired(str)] = Field(
         description="EKS cluster name (or an Output). Required."
     )
-    node_role_arn: Annotated[Any, wired(str)] = Field(
-        description="IAM role ARN the nodes assume (or an Output). Required."
+    node_role_arn: Annotated[Any, wired(str | None)] = Field(
+        default=None,
+        description="IAM role ARN the nodes assume (or an Output, e.g. a shared `NodeRole`'s "
+        "`role_arn`). Default None: each pool creates its own `NodeRole` (EC2 trust, the EKS "
+        "worker, CNI, ECR read-only and SSM core managed policies).",
     )
     subnet_ids: Annotated[Any, wired(list[Annotated[Any, wired(str)]])] = Field(
         description="Subnets the nodes are launched in (or an Output). Required."
@@ -51,6 +56,29 @@ class EksCluster(SpecModel):
         default=None,
         description="EKS AMI type; default None picks the accelerated AL2023 variant for "
         "NVIDIA/Neuron instance types and EKS's default otherwise.",
+    )
+    partition: Literal["aws", "aws-cn", "aws-us-gov"] = Field(
+        default="aws",
+        description="AWS partition of the account, for the managed policy ARNs a created "
+        "`NodeRole` attaches (`arn:<partition>:iam::aws:policy/...`); default `aws`.",
+    )
+    endpoint: Annotated[Any, wired(str | None)] = Field(
+        default=None,
+        description="API server endpoint (`https://...`, e.g. `aws.eks.Cluster.endpoint`); "
+        "required by pools with `ami_id` (their nodeadm NodeConfig), unused otherwise. "
+        "Default None.",
+    )
+    certificate_authority: Annotated[Any, wired(str | None)] = Field(
+        default=None,
+        description="The cluster's base64 certificate authority data (e.g. "
+        "`aws.eks.Cluster.certificate_authority.data`); required by pools with `ami_id`. "
+        "Default None.",
+    )
+    service_cidr: Annotated[Any, wired(str | None)] = Field(
+        default=None,
+        description="The cluster's Kubernetes service CIDR (e.g. "
+        "`aws.eks.Cluster.kubernetes_network_config.service_ipv4_cidr`), from which nodeadm "
+        "derives the cluster DNS address; required by pools with `ami_id`. Default None.",
     )
     tags: AwsTags = Field(
         default_factory=dict,
@@ -65,6 +93,37 @@ class EksCluster(SpecModel):
             raise ValueError(
                 f"{value!r} is not an IAM role ARN (arn:aws:iam::<account>:role/<name>)"
             )
+        return value
+
+    @field_validator("endpoint")
+    @classmethod
+    def _https_endpoint(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.startswith("https://"):
+            raise ValueError(f"{value!r} is not an API server URL (https://...)")
+        return value
+
+    @field_validator("service_cidr")
+    @classmethod
+    def _cidr(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                ipaddress.ip_network(value)
+            except ValueError:
+                raise ValueError(f"{value!r} is not a CIDR block (e.g. 10.100.0.0/16)") from None
+        return value
+
+    @field_validator("certificate_authority")
+    @classmethod
+    def _base64(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                base64.b64decode(value, validate=True)
+            except ValueError:
+                # The name matches the secret-key rule; the message quotes no value.
+                raise ValueNotShown(
+                    "is not base64 certificate authority data (the value of "
+                    "`certificateAuthority.data` in DescribeCluster)"
+                ) from None
         return value
 
     @field_validator("subnet_ids")
@@ -212,11 +271,12 @@ CAPABILITIES: dict[str, ClusterCapabilities] = {
 }
 
 
-def capabilities_for(cluster: object) -> ClusterCapabilities | None:
-    """What `cluster` can do: its kind's capabilities, adjusted for a multi-AZ cluster."""
+def capabilities_for(cluster: object, *, single_zone: bool = False) -> ClusterCapabilities | None:
+    """What `cluster` can do: its kind's capabilities, adjusted for a multi-AZ cluster (unless
+    the pool is pinned to one of its zones: `single_zone`)."""
     kind = getattr(cluster, "kind", None)
     caps = CAPABILITIES.get(kind) if isinstance(kind, str) else None
-    if caps is not None and getattr(cluster, "multi_az", False) is True:
+    if caps is not None and getattr(cluster, "multi_az", False) is True and not single_zone:
         return caps.model_copy(update={"replicas_multiple": caps.multi_az_replicas_multiple})
     return caps
 

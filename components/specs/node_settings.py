@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from nodepools.specs.base import PathError, SpecModel
+from nodepools.specs.base import NestedIssues, PathError, SpecModel
+from nodepools.specs.ebs_limits import ebs_performance_issues
+from nodepools.specs.kubelet_config import kubelet_field_problem
 from pydantic import Field, field_validator, model_validator
-
-# A KubeletConfiguration (kubelet.config.k8s.io/v1beta1) field name: lowerCamelCase.
-_KUBELET_FIELD_FIRST = "abcdefghijklmnopqrstuvwxyz"
 
 # The boundary of the MIME multi-part user data; a user part containing it is refused.
 MIME_BOUNDARY = "//nodepools-boundary//"
@@ -34,8 +33,10 @@ class NodeConfig(SpecModel):
     kubelet: dict[str, Any] = Field(
         default_factory=dict,
         description="KubeletConfiguration (kubelet.config.k8s.io/v1beta1) fields by their "
-        "camelCase names, e.g. `{registryPullQPS: 10}`; on EKS merged by nodeadm into the "
-        "AMI's kubelet configuration; default {}.",
+        "camelCase names, e.g. `{registryPullQPS: 10}`, each checked against the type's field "
+        "list and value kind (k8s.io/kubelet v0.37.2; `maxPods` and `registerWithTaints` come "
+        "from the pool's own settings); on EKS merged by nodeadm into the AMI's kubelet "
+        "configuration; default {}.",
     )
     user_data: str | None = Field(
         default=None,
@@ -46,18 +47,10 @@ class NodeConfig(SpecModel):
 
     @field_validator("kubelet")
     @classmethod
-    def _kubelet_field_names(cls, kubelet: dict[str, Any]) -> dict[str, Any]:
-        for key in kubelet:
-            if not key or key[0] not in _KUBELET_FIELD_FIRST or not key.isalnum():
-                raise PathError(
-                    key,
-                    f"{key!r} is not a KubeletConfiguration field name (camelCase, e.g. "
-                    "`registryPullQPS`)",
-                )
-            if key in ("apiVersion", "kind"):
-                raise PathError(key, f"{key!r} is written by the pool itself; remove it")
-        if "maxPods" in kubelet:
-            raise PathError("maxPods", "give `node_config.max_pods` instead of `kubelet.maxPods`")
+    def _kubelet_fields(cls, kubelet: dict[str, Any]) -> dict[str, Any]:
+        for key, value in kubelet.items():
+            if problem := kubelet_field_problem(key, value):
+                raise PathError(key, problem)
         return kubelet
 
     @field_validator("user_data")
@@ -108,10 +101,17 @@ class BootVolume(SpecModel):
     )
     type: EbsVolumeType = Field(default="gp3", description="EBS volume type; default `gp3`.")
     iops: int | None = Field(
-        default=None, gt=0, description="Provisioned IOPS (gp3, io1, io2); default None."
+        default=None,
+        gt=0,
+        description="Provisioned IOPS (gp3 3,000-80,000 and at most 500 per GiB; io1 "
+        "100-64,000, 50 per GiB; io2 100-256,000, 1,000 per GiB); default None: gp3's "
+        "baseline 3,000.",
     )
     throughput: int | None = Field(
-        default=None, gt=0, description="Throughput in MiB/s (gp3 only); default None."
+        default=None,
+        gt=0,
+        description="Throughput in MiB/s, gp3 only: 125-2,000 and at most 0.25 per IOPS "
+        "(of `iops`, else the 3,000 baseline); default None: the 125 baseline.",
     )
     encrypted: bool = Field(default=True, description="EBS encryption; default true.")
     kms_key_id: str | None = Field(
@@ -138,6 +138,9 @@ class BootVolume(SpecModel):
                 "kms_key_id",
                 f"{self.kms_key_id!r} needs `encrypted: true` (got `encrypted: false`)",
             )
+        issues = ebs_performance_issues(self.type, self.size_gb, self.iops, self.throughput)
+        if issues:
+            raise NestedIssues(issues)
         return self
 
     def given_ebs_fields(self) -> list[str]:

@@ -27,6 +27,20 @@ from nodepools.specs.instance_types import architecture, instance_type
 from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
 from nodepools.specs.network import EFA_RESOURCE, PoolNetwork, check_network, efa_interfaces
 from nodepools.specs.node_settings import BootVolume, MetadataOptions, NodeConfig, UpdatePolicy
+from nodepools.specs.pool_settings import (
+    AmiIdSetting,
+    AutoRepairSetting,
+    AvailabilityZoneSetting,
+    BootVolumeSetting,
+    MetadataOptionsSetting,
+    NodeConfigSetting,
+    ReleaseVersionSetting,
+    SecurityGroupIdsSetting,
+    SubnetIdSetting,
+    UpdateSetting,
+    resolved_settings,
+    single_zone,
+)
 from nodepools.specs.scaling import Scaling, Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
 from pydantic import (
@@ -62,10 +76,11 @@ def pool_name_problem(name: object) -> str | None:
     return None
 
 
-def count_multiple_problem(count: int, cluster: object) -> str | None:
+def count_multiple_problem(count: int, cluster: object, *, single_zone: bool = False) -> str | None:
     """Why `count` nodes can't be asked of `cluster`: more than the cloud allows, or not a
-    multiple it needs (multi-AZ ROSA wants multiples of 3)."""
-    caps = capabilities_for(cluster)
+    multiple it needs (multi-AZ ROSA wants multiples of 3, unless the pool is pinned to one
+    zone: `single_zone`)."""
+    caps = capabilities_for(cluster, single_zone=single_zone)
     if caps is None:
         return None
     if count > caps.max_nodes:
@@ -145,6 +160,10 @@ class PoolArgsBase(SpecModel):
         "share CPU architecture and accelerator resource; scheduling info and autoscaler "
         "tags use the type with the fewest accelerators and least memory. Default None.",
     )
+    # Before the counts: a pool pinned to one zone is exempt from multi-AZ multiples.
+    availability_zone: AvailabilityZoneSetting = None
+    subnet_id: SubnetIdSetting = None
+    additional_security_group_ids: SecurityGroupIdsSetting = None
     replicas: int | None = Field(
         default=None,
         ge=0,
@@ -183,44 +202,13 @@ class PoolArgsBase(SpecModel):
         "component name.",
     )
 
-    node_config: NodeConfig | None = Field(
-        default=None,
-        description="Kubelet settings (`max_pods`, `kubelet`) and an extra `user_data` script. "
-        "EKS: a nodeadm NodeConfig in the pool's launch template; OKE: kubelet flags in its "
-        "cloud-init (`max_pods` and `user_data` only); ROSA: refused. Default None.",
-    )
-    metadata_options: MetadataOptions | None = Field(
-        default=None,
-        description="Instance metadata options of the pool's EKS launch template; default "
-        "None: IMDSv2 required, hop limit 1 whenever the pool creates a launch template. "
-        "EKS only.",
-    )
-    boot_volume: BootVolume | None = Field(
-        default=None,
-        description="Root volume in full (`boot_volume_gb` is its shorthand; not both). EKS: "
-        "the launch template's block device mapping; OKE: `size_gb` and `kms_key_id` only; "
-        "ROSA: `size_gb` only. Default None.",
-    )
-
-    update: UpdatePolicy | None = Field(
-        default=None,
-        description="Rolling-update budget. EKS: the node group's `update_config`; OKE: "
-        "`node_pool_cycling_details` (cycling enabled, `maximum_unavailable`, surge left at "
-        "OKE's 1); ROSA: refused. Default None: the cloud's (EKS 1 node, OKE 0 unavailable).",
-    )
-    auto_repair: bool | None = Field(
-        default=None,
-        description="EKS node auto repair (`node_repair_config.enabled`); OKE and ROSA: "
-        "refused. Default None: EKS's default (off).",
-    )
-
-    release_version: str | None = Field(
-        default=None,
-        pattern=r"^\d+\.\d+\.\d+-\d{8}$",
-        description="EKS-optimized AMI release to pin, e.g. `1.33.0-20250704` (the node "
-        "group's `release_version`); EKS only. Default None: the latest release for the "
-        "cluster's version.",
-    )
+    node_config: NodeConfigSetting = None
+    metadata_options: MetadataOptionsSetting = None
+    boot_volume: BootVolumeSetting = None
+    update: UpdateSetting = None
+    auto_repair: AutoRepairSetting = None
+    release_version: ReleaseVersionSetting = None
+    ami_id: AmiIdSetting = None
 
     network: PoolNetwork | None = Field(
         default=None,
@@ -323,7 +311,9 @@ class PoolArgsBase(SpecModel):
     @classmethod
     def _replicas_multiple(cls, replicas: int | None, info: ValidationInfo):
         if replicas is not None and (
-            problem := count_multiple_problem(replicas, info.data.get("cluster"))
+            problem := count_multiple_problem(
+                replicas, info.data.get("cluster"), single_zone=single_zone(info)
+            )
         ):
             raise ValueError(problem)
         return replicas
@@ -334,6 +324,7 @@ class PoolArgsBase(SpecModel):
         cluster = info.data.get("cluster")
         if autoscaling is None or capabilities_for(cluster) is None:
             return autoscaling
+        pinned = single_zone(info)
         # Raised as one error per bound, so both are reported at their own paths.
         line_errors: list[InitErrorDetails] = [
             {
@@ -343,7 +334,11 @@ class PoolArgsBase(SpecModel):
                 "ctx": {"error": ValueError(problem)},
             }
             for bound in ("min_replicas", "max_replicas")
-            if (problem := count_multiple_problem(count := getattr(autoscaling, bound), cluster))
+            if (
+                problem := count_multiple_problem(
+                    count := getattr(autoscaling, bound), cluster, single_zone=pinned
+                )
+            )
         ]
         if line_errors:
             raise ValidationError.from_exception_data("Scaling", line_errors)
@@ -392,116 +387,6 @@ class PoolArgsBase(SpecModel):
         if size is not None and (problem := boot_volume_problem(size, info.data.get("cluster"))):
             raise ValueError(problem)
         return size
-
-    @field_validator("node_config")
-    @classmethod
-    def _node_config_backend(cls, config: NodeConfig | None, info: ValidationInfo):
-        kind = getattr(info.data.get("cluster"), "kind", None)
-        if config is None:
-            return config
-        if kind == "rosa":
-            raise ValueError(
-                "ROSA machine pools can't take `node_config`: OpenShift owns the kubelet "
-                "config (set it cluster-wide with a KubeletConfig through the machine config "
-                "operator)"
-            )
-        ami_type = getattr(info.data.get("cluster"), "ami_type", None) if kind == "eks" else None
-        if ami_type and ami_type.startswith(("AL2_", "BOTTLEROCKET_")):
-            raise ValueError(
-                f"`cluster.ami_type` {ami_type!r} can't take `node_config`: it becomes a nodeadm "
-                "NodeConfig, which only AL2023 AMIs read (AL2 bootstraps with bootstrap.sh, "
-                "Bottlerocket with TOML settings); use an AL2023 `cluster.ami_type` (or none)"
-            )
-        if kind == "oke" and config.kubelet:
-            raise PathError(
-                "kubelet",
-                f"{config.kubelet!r} can't be used on OKE: its cloud-init passes kubelet flags, "
-                "not a KubeletConfiguration; `max_pods` and `user_data` work there",
-            )
-        return config
-
-    @field_validator("metadata_options")
-    @classmethod
-    def _metadata_options_backend(cls, options: MetadataOptions | None, info: ValidationInfo):
-        kind = getattr(info.data.get("cluster"), "kind", None)
-        if options is not None and kind in ("rosa", "oke"):
-            where = "ROSA machine pools" if kind == "rosa" else "OKE node pools"
-            raise ValueError(
-                f"{where} have no launch template to take `metadata_options`; remove it (EKS only)"
-            )
-        return options
-
-    @field_validator("boot_volume")
-    @classmethod
-    def _boot_volume_backend(cls, volume: BootVolume | None, info: ValidationInfo):
-        if volume is None:
-            return volume
-        if info.data.get("boot_volume_gb") is not None:
-            raise ValueError(
-                f"give `boot_volume.size_gb` or `boot_volume_gb`, not both (boot_volume_gb "
-                f"{info.data.get('boot_volume_gb')!r})"
-            )
-        cluster = info.data.get("cluster")
-        if volume.size_gb is not None and (problem := boot_volume_problem(volume.size_gb, cluster)):
-            raise PathError("size_gb", problem)
-        kind = getattr(cluster, "kind", None)
-        if kind == "oke":
-            for field in volume.given_ebs_fields():
-                raise PathError(
-                    field,
-                    f"{getattr(volume, field)!r} can't be used on OKE: OCI boot volumes are set "
-                    "by size (and performance per GB on the volume, which node pools don't "
-                    "expose); `size_gb` and `kms_key_id` work there",
-                )
-            if not volume.encrypted:
-                raise PathError(
-                    "encrypted", "OCI always encrypts boot volumes; remove `encrypted: false`"
-                )
-        if kind == "rosa":
-            given = [f for f in sorted(volume.model_fields_set) if f != "size_gb"]
-            if given:
-                raise PathError(
-                    given[0],
-                    f"{getattr(volume, given[0])!r} can't be used on ROSA: OCM machine pools "
-                    "take the root volume size only (`size_gb`)",
-                )
-        return volume
-
-    @field_validator("update")
-    @classmethod
-    def _update_backend(cls, update: UpdatePolicy | None, info: ValidationInfo):
-        if update is not None and getattr(info.data.get("cluster"), "kind", None) == "rosa":
-            raise ValueError(
-                "ROSA machine pools have no update budget to set: OpenShift's machine config "
-                "pool rolls nodes (its `maxUnavailable`, cluster-wide); remove `update`"
-            )
-        return update
-
-    @field_validator("auto_repair")
-    @classmethod
-    def _auto_repair_backend(cls, repair: bool | None, info: ValidationInfo):
-        kind = getattr(info.data.get("cluster"), "kind", None)
-        if repair is not None and kind in ("rosa", "oke"):
-            where = (
-                "ROSA machine pools (OpenShift's machine health checks repair nodes)"
-                if kind == "rosa"
-                else "OKE node pools (no node auto-repair setting in `oci.containerengine.NodePool`)"
-            )
-            raise ValueError(f"{repair!r} can't be used on {where}; remove `auto_repair`")
-        return repair
-
-    @field_validator("release_version")
-    @classmethod
-    def _release_version_backend(cls, release: str | None, info: ValidationInfo):
-        kind = getattr(info.data.get("cluster"), "kind", None)
-        if release is not None and kind in ("rosa", "oke"):
-            where = (
-                "ROSA (OpenShift versions its nodes)"
-                if kind == "rosa"
-                else "OKE (the cluster's `image_id` picks the image)"
-            )
-            raise ValueError(f"{release!r} can't be used on {where}; `release_version` is EKS only")
-        return release
 
     @field_validator("network")
     @classmethod
@@ -650,6 +535,10 @@ class ResolvedPool:
     update: UpdatePolicy | None = None
     auto_repair: bool | None = None
     release_version: str | None = None
+    ami_id: str | None = None
+    availability_zone: str | None = None
+    subnet_id: str | None = None
+    additional_security_group_ids: tuple[str, ...] = ()
     network: PoolNetwork | None = None
     capacity_reservation: CapacityReservation | None = None
 
@@ -751,14 +640,9 @@ def resolve_pool(
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,
         instance_types=tuple(args.instance_types or ()),
-        node_config=args.node_config,
-        metadata_options=args.metadata_options,
-        boot_volume=args.boot_volume,
-        update=args.update,
-        auto_repair=args.auto_repair,
-        release_version=args.release_version,
         network=args.network,
         capacity_reservation=args.capacity_reservation,
+        **resolved_settings(args),
     )
 
 

@@ -26,6 +26,20 @@ from nodepools.specs.labels import (
     LabelValue,
     kubelet_label_problem,
 )
+from nodepools.specs.pool_settings import (
+    AmiIdSetting,
+    AutoRepairSetting,
+    AvailabilityZoneSetting,
+    BootVolumeSetting,
+    MetadataOptionsSetting,
+    NodeConfigSetting,
+    ReleaseVersionSetting,
+    SecurityGroupIdsSetting,
+    SubnetIdSetting,
+    UpdateSetting,
+    resolved_settings,
+    single_zone,
+)
 from nodepools.specs.pools import (
     PoolName,
     ResolvedPool,
@@ -73,6 +87,10 @@ class SharedNodePoolArgs(SpecModel):
         description="OCI shape or EC2 instance type of every node, e.g. `BM.GPU.MI300X.8`, "
         "`VM.Standard.E4.Flex`, `g5.12xlarge`. Required.",
     )
+    # Before `size`: a pool pinned to one zone is exempt from multi-AZ multiples.
+    availability_zone: AvailabilityZoneSetting = None
+    subnet_id: SubnetIdSetting = None
+    additional_security_group_ids: SecurityGroupIdsSetting = None
     size: int = Field(
         ge=0,
         description="Number of nodes, fixed (a shared pool does not autoscale: recipes are "
@@ -116,6 +134,28 @@ class SharedNodePoolArgs(SpecModel):
         description="Name of the pool in the cloud and in its identity label; default the "
         "component name.",
     )
+    node_config: NodeConfigSetting = None
+    metadata_options: MetadataOptionsSetting = None
+    boot_volume: BootVolumeSetting = None
+    update: UpdateSetting = None
+    auto_repair: AutoRepairSetting = None
+    release_version: ReleaseVersionSetting = None
+    ami_id: AmiIdSetting = None
+    instance_types: list[str] | None = Field(
+        default=None,
+        description="Refused: a shared pool runs one `shape` (recipes are placed against its "
+        "accelerators); a mix of types is a MachinePool's `instance_types`. Default None.",
+    )
+
+    @field_validator("instance_types")
+    @classmethod
+    def _one_shape(cls, names: list[str] | None) -> None:
+        if names is not None:
+            raise ValueError(
+                f"{names!r} can't be used: a shared pool has one `shape`, whose accelerators "
+                "recipes are placed against; use a MachinePool for a mix of types"
+            )
+        return None
 
     @field_validator("shape")
     @classmethod
@@ -134,7 +174,9 @@ class SharedNodePoolArgs(SpecModel):
     @field_validator("size")
     @classmethod
     def _size_multiple(cls, size: int, info: ValidationInfo) -> int:
-        if problem := count_multiple_problem(size, info.data.get("cluster")):
+        if problem := count_multiple_problem(
+            size, info.data.get("cluster"), single_zone=single_zone(info)
+        ):
             raise ValueError(problem)
         return size
 
@@ -201,10 +243,12 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
         taints=tuple(merge_taints(default_shared_taints(accelerator), args.taints)),
         spot=None,
         boot_volume_gb=args.boot_volume_gb
+        or (args.boot_volume.size_gb if args.boot_volume else None)
         or default_boot_volume_gb(args.cluster, accelerator is not None),
         accelerator=accelerator,
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,
+        **resolved_settings(args),
     )
 
 

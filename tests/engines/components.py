@@ -114,6 +114,61 @@ def machine_pool_oke_every_option() -> None:
     MachinePool("every-option", OKE_EVERY_OPTION)
 
 
+def machine_pool_eks_custom_ami() -> None:
+    """A custom AMI whose NodeConfig needs the cluster's endpoint, CA and service CIDR from
+    another resource (unknown in preview), and no node role: the pool creates its own."""
+    import pulumi_aws as aws
+    from nodepools import MachinePool
+
+    cluster = aws.eks.Cluster("ml", role_arn="arn:aws:iam::123456789012:role/eks", vpc_config={"subnet_ids": ["subnet-a"]})  # fmt: skip
+    target = {
+        **{k: v for k, v in EKS.items() if k != "node_role_arn"},
+        "cluster_name": cluster.name,
+        "endpoint": cluster.endpoint,
+        # Computed outputs: None under mocks that echo inputs, unknown in preview.
+        "certificate_authority": cluster.certificate_authority.apply(lambda c: c and c.data),
+        "service_cidr": cluster.kubernetes_network_config.apply(
+            lambda c: c and c.service_ipv4_cidr
+        ),
+    }
+    MachinePool(
+        "custom",
+        {
+            "cluster": target,
+            "instance_type": "g5.12xlarge",
+            "ami_id": "ami-0123456789abcdef0",
+            "node_config": {"max_pods": 110},
+            **AUTOSCALED,
+        },
+    )
+
+
+def node_role_shared() -> None:
+    from nodepools import GpuSpotPool, MachinePool, NodeRole
+
+    role = NodeRole("ml-nodes", {"name_prefix": "ml-nodes"})
+    cluster = {**EKS, "node_role_arn": role.role_arn}
+    GpuSpotPool("gpu", {"cluster": cluster, "instance_type": "g5.12xlarge"})
+    MachinePool("cpu", {"cluster": cluster, "instance_type": "m5.large", "replicas": 1})
+
+
+def shared_node_pool_eks() -> None:
+    from nodepools import SharedNodePool
+
+    SharedNodePool(
+        "h100",
+        {
+            "cluster": {k: v for k, v in EKS.items() if k != "node_role_arn"},
+            "shape": "p5.48xlarge",
+            "size": 2,
+            "node_config": {"kubelet": {"cpuManagerPolicy": "static"}},
+            "boot_volume": {"size_gb": 500, "iops": 16000, "throughput": 1000},
+            "auto_repair": True,
+            "update": {"max_unavailable": 1},
+        },
+    )
+
+
 def machine_pool_oke() -> None:
     from nodepools import MachinePool
 
@@ -360,6 +415,9 @@ COMPONENTS: dict[str, Callable[[], None]] = {
     "MachinePool/rosa": machine_pool_rosa,
     "GpuSpotPool/eks": gpu_spot_pool_eks,
     "GpuSpotPool/eks-wired": gpu_spot_pool_eks_wired,
+    "MachinePool/eks-custom-ami-wired": machine_pool_eks_custom_ami,
+    "NodeRole/shared": node_role_shared,
+    "SharedNodePool/eks-settings": shared_node_pool_eks,
     "GpuSpotPool/oke": gpu_spot_pool_oke,
     "OkeClusterAutoscaler": oke_cluster_autoscaler,
     "SharedNodePool/oke": shared_node_pool,

@@ -67,6 +67,17 @@ REVIEWED: dict[str, Callable[[CapturedResource], str | None]] = {
     # so the new release never shares (name, namespace) with the old one.
     "kubernetes:helm.sh/v3:Release": lambda r: None if r.inputs.get("name") else "no `name`",
     "pulumi-python:dynamic/osmo:Config": lambda r: None,
+    # A NodeRole's role is named by prefix (the provider adds a unique suffix), so the new
+    # role of a replacement never collides with the old one.
+    "aws:iam/role:Role": lambda r: (
+        "a fixed `name`: a replacement would collide on it"
+        if r.inputs.get("name")
+        else None
+        if r.inputs.get("namePrefix")
+        else "no `namePrefix`"
+    ),
+    # No physical name: an attachment is (role, policy ARN); a new role gets new ones.
+    "aws:iam/rolePolicyAttachment:RolePolicyAttachment": lambda r: None,
 }
 
 
