@@ -30,10 +30,12 @@ from nodepools.specs.pools import (
     PoolName,
     ResolvedPool,
     accelerator_taint,
+    check_spot,
     count_multiple_problem,
     effective_pool_name,
     flex_size_field,
 )
+from nodepools.specs.scaling import Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
@@ -116,6 +118,12 @@ class SharedNodePoolArgs(SpecModel):
         description="Name of the pool in the cloud and in its identity label; default the "
         "component name.",
     )
+    spot: Spot | None = Field(
+        default=None,
+        description="Spot (EKS) or preemptible (OKE, VM shapes only) capacity when set; "
+        "default None (on-demand). Recipes placed on a spot pool get a PodDisruptionBudget "
+        "(see the recipe's `disruption_budget`).",
+    )
 
     @field_validator("shape")
     @classmethod
@@ -168,6 +176,12 @@ class SharedNodePoolArgs(SpecModel):
                 raise PathError(f'["{key}"]', problem)
         return labels
 
+    @field_validator("spot")
+    @classmethod
+    def _spot_supported(cls, spot: Spot | None, info: ValidationInfo) -> Spot | None:
+        check_spot(spot, info.data.get("cluster"), info.data.get("shape"))
+        return spot
+
     @field_validator("ocpus", "memory_gb")
     @classmethod
     def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
@@ -199,7 +213,7 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
         autoscaled=False,
         labels=dict(sorted(labels.items())),
         taints=tuple(merge_taints(default_shared_taints(accelerator), args.taints)),
-        spot=None,
+        spot=args.spot,
         boot_volume_gb=args.boot_volume_gb
         or default_boot_volume_gb(args.cluster, accelerator is not None),
         accelerator=accelerator,
@@ -239,6 +253,12 @@ class SharedPoolDescription(SpecModel):
         default=None,
         description="All taints of the pool's nodes; default None: the ones a SharedNodePool "
         "has by default (`<accelerator resource>=true:NoSchedule` on accelerator shapes).",
+    )
+    spot: bool = Field(
+        default=False,
+        description="Whether the pool's nodes are spot / preemptible capacity, which the cloud "
+        "can reclaim at any time; default false. Recipes placed on it get a "
+        "PodDisruptionBudget (the recipe's `disruption_budget`).",
     )
 
     @field_validator("gpus_per_node")
@@ -290,4 +310,5 @@ def describe_shared_pool(pool: ResolvedPool) -> SharedPoolDescription:
         gpus_per_node=pool.accelerators_per_node,
         accelerator_resource=pool.accelerator.resource if pool.accelerator else None,
         taints=list(pool.taints),
+        spot=pool.spot is not None,
     )

@@ -67,6 +67,9 @@ REVIEWED: dict[str, Callable[[CapturedResource], str | None]] = {
     # so the new release never shares (name, namespace) with the old one.
     "kubernetes:helm.sh/v3:Release": lambda r: None if r.inputs.get("name") else "no `name`",
     "pulumi-python:dynamic/osmo:Config": lambda r: None,
+    # A recipe's budget is named after the recipe, in its namespace, like its Deployment:
+    # pulumi-kubernetes replaces a same-named object delete-before-replace.
+    "kubernetes:policy/v1:PodDisruptionBudget": _kubernetes,
 }
 
 
