@@ -35,7 +35,7 @@ Layout::
 Usage (from the repository root)::
 
     python scripts/instance_prices.py KARPENTER_CHECKOUT SPOT_ADVISOR_JSON [--rev HEAD]
-    python scripts/instance_prices.py --check         # exit 1 if not canonical or incomplete
+    python scripts/instance_prices.py --check [--data FILE]  # exit 1 if not canonical or incomplete
 """
 
 from __future__ import annotations
@@ -269,9 +269,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--as-of", help="date the Spot Advisor feed was downloaded (YYYY-MM-DD)")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--data", type=Path, default=OUT, help="the table --check reads")
     args = parser.parse_args(argv)
     if args.check:
-        problems = check()
+        problems = check(args.data)
         for problem in problems:
             print(problem, file=sys.stderr)
         return 1 if problems else 0
