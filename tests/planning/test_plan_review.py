@@ -282,7 +282,7 @@ def test_cli_diff_exit_status_and_formats(tmp_path, capsys):
                 str(base_dir / "dev.json"),
             ]
         )
-        == 1
+        == 3  # valid and changed; 1 is kept for a plan that failed
     )
     assert "gpu-spot" in capsys.readouterr().out
     (tmp_path / "bad.json").write_text('{"schema_version": 99}')
