@@ -105,6 +105,11 @@ def _parser() -> argparse.ArgumentParser:
     comment.add_argument(
         "--dry-run", action="store_true", help="print the requests instead of sending them"
     )
+    comment.add_argument(
+        "--author",
+        help="login whose marked comment is edited (e.g. github-actions[bot]); default: the "
+        "token's user from GET /user, or github-actions[bot] for an installation token",
+    )
     return parser
 
 
@@ -122,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.pr,
                 api_url=args.api_url,
                 dry_run=args.dry_run,
+                author=args.author,
             )
         return _plan(args)
     except (FileNotFoundError, ValueError) as exc:
