@@ -208,3 +208,38 @@ def test_bad_budgets_and_grace_periods_name_their_path_before_anything_registers
     assert [
         r.type for r in caught.value.capture.resources if r.type.startswith("kubernetes:")
     ] == []
+
+
+def test_in_stack_config_spot_comes_from_the_named_pool_or_the_written_description():
+    from nodepools.fleet.deploy import deploy_fleet
+
+    config = {
+        "clusters": {"oke": OKE},
+        "pools": [
+            {
+                "component": "SharedNodePool",
+                "name": "a10-spot",
+                "cluster": "oke",
+                "shape": "VM.GPU.A10.1",
+                "size": 1,
+                "spot": {},
+            }
+        ],
+        "recipes": [
+            {"component": "Recipe", "name": "serve", "image": "x", "node_shape": "VM.GPU.A10.1",
+             "pools": ["a10-spot"], "termination_grace_period_seconds": 60},
+            # A pool created elsewhere, described by hand: `spot: true` says what it is.
+            {"component": "Recipe", "name": "batch", "image": "x", "node_shape": "VM.GPU.A10.2",
+             "pools": [{"name": "elsewhere", "shape": "VM.GPU.A10.2", "size": 2, "spot": True}],
+             "disruption_budget": {"max_unavailable": "50%"}},
+            {"component": "Recipe", "name": "steady", "image": "x", "node_shape": "VM.GPU.A10.2",
+             "pools": [{"name": "elsewhere-od", "shape": "VM.GPU.A10.2", "size": 2}]},
+        ],
+    }  # fmt: skip
+    capture = run(lambda: deploy_fleet(config))
+
+    budgets = {r.name: r.inputs["spec"] for r in capture.resources if r.type == PDB}
+    assert budgets == {
+        "serve-pdb": {"minAvailable": 0, "selector": {"matchLabels": {"nodepools.dev/recipe": "serve"}}},
+        "batch-pdb": {"maxUnavailable": "50%", "selector": {"matchLabels": {"nodepools.dev/recipe": "batch"}}},
+    }  # fmt: skip
