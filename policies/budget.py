@@ -6,13 +6,15 @@ size, or for a Karpenter pool of one instance type what its `limits` allow), on-
 the typical spot / preemptible price for pools that buy spot only; an OKE flexible shape by
 its OCPUs and memory. A pool above the configured ceiling is reported. A pool the function
 can't price (a type the table does not have, a Karpenter pool of several families or
-without limits) is not judged here; the plan shows it as "unknown price" with the reason.
+without limits, a Capacity Block) is not judged here; the plan shows it as "unknown price"
+with the reason.
 """
 
 from __future__ import annotations
 
 from nodepools.policies.resources import PoolView, config_number, fmt, pool_view
 from nodepools.specs.pool_cost import (
+    CAPACITY_BLOCK,
     SPOT,
     PoolCost,
     karpenter_nodes,
@@ -47,6 +49,7 @@ def pool_cost_of(pool: PoolView) -> PoolCost:
         max_nodes=max_nodes,
         ocpus=pool.ocpus,
         memory_gb=pool.memory_gb,
+        capacity_block=CAPACITY_BLOCK in pool.capacity_types,
     )
 
 

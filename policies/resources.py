@@ -238,6 +238,7 @@ def _eks_pool(props: Mapping[str, Any], name: str) -> PoolView:
         accelerators=_accelerators(instance_types),
         taints=_kubernetes_taints(props.get("taints"), effects=_EKS_TAINT_EFFECTS),
         spot=props.get("capacityType") == "SPOT",
+        capacity_types=("capacity-block",) if props.get("capacityType") == "CAPACITY_BLOCK" else (),
         min_nodes=number(scaling.get("minSize")),
         max_nodes=number(scaling.get("maxSize")),
         # EKS managed node groups refuse a spot max price (the components reject it too).

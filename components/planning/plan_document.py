@@ -110,7 +110,9 @@ def _pool(capture: Capture, pool: CapturedResource) -> dict[str, Any]:
     selection = None if types else spec.get("instanceType")
     if "capacityTypes" in spec:
         capacity_types = sorted(spec["capacityTypes"])
-    elif spec.get("capacityReservation"):  # priced as on-demand, which it is billed as
+    elif spec.get("capacityReservation"):
+        # An On-Demand Capacity Reservation is billed as on-demand; a Capacity Block is paid
+        # up front (see pool_cost).
         capacity_types = ["reserved"]
     else:
         capacity_types = ["spot"] if spec.get("spot") else ["on-demand"]
@@ -146,7 +148,13 @@ def _pool(capture: Capture, pool: CapturedResource) -> dict[str, Any]:
         "scheduling": whole_numbers(outputs.get("scheduling_info")),
         "cost": _cost(
             pool_cost(
-                types, spot=spot, min_nodes=low, max_nodes=high, ocpus=size[0], memory_gb=size[1]
+                types,
+                spot=spot,
+                min_nodes=low,
+                max_nodes=high,
+                ocpus=size[0],
+                memory_gb=size[1],
+                capacity_block=spec.get("capacityReservation") == "capacity_block",
             )
         ),
     }

@@ -17,6 +17,7 @@ from nodepools.specs.prices import NodePrice, node_price
 from nodepools.validation.quantity import InvalidQuantity, parse_quantity
 
 SPOT = "spot"
+CAPACITY_BLOCK = "capacity-block"  # an EC2 Capacity Block for ML, as a capacity type
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,14 @@ def pool_cost(
     max_nodes: int | None,
     ocpus: float | None = None,
     memory_gb: float | None = None,
+    capacity_block: bool = False,
 ) -> PoolCost:
+    if capacity_block:
+        # Bought up front for a fixed term at a price set when it is bought, which no list
+        # has: pricing it on demand would be a guess presented as a fact.
+        return PoolCost(
+            "unknown price: a Capacity Block is paid up front for its term, not per node-hour"
+        )
     types = list(instance_types)
     if not types:
         return PoolCost("unknown price: no instance type named")

@@ -68,7 +68,9 @@ def _with_extra_pools(tmp_path: Path) -> Path:
     return stacks
 
 
-@pytest.mark.parametrize("stack", ["dev", "eks-karpenter-llm", "oke-shared-mi300x", "rosa-gpu"])
+@pytest.mark.parametrize(
+    "stack", ["dev", "eks-karpenter-llm", "eks-training", "oke-shared-mi300x", "rosa-gpu"]
+)
 def test_the_plan_and_the_budget_policy_price_every_pool_alike(stack, tmp_path):
     stacks = _with_extra_pools(tmp_path) if stack == "dev" else ROOT / "stacks"
     result = plan_stack(stack, stacks_dir=stacks)
@@ -86,6 +88,12 @@ def test_the_plan_and_the_budget_policy_price_every_pool_alike(stack, tmp_path):
         # 24 GPUs / 8 per p5.48xlarge: 3 nodes at the typical spot price.
         spot = node_price("p5.48xlarge", spot=True)
         assert spot is not None and planned["h100"] == round(spot.hourly * 3, 2)
+    if stack == "eks-training":
+        # Paid up front for its term: no per node-hour price in either.
+        [block] = [p for p in document["pools"] if p["name"] == "h100-block"]
+        assert block["capacity_types"] == ["reserved"] and planned["h100-block"] is None
+        assert "Capacity Block is paid up front" in block["cost"]["reason"]
+        assert planned["inference-mix"] is not None
     if stack == "eks-karpenter-llm":
         # Limits allow 2 trn1.2xlarge; the CPU pool of three families has no price.
         assert planned["trainium-trn1"] is not None
