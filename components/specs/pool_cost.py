@@ -50,11 +50,6 @@ class PoolCost:
     def hourly_max(self) -> float | None:
         return self.hourly(self.max_nodes, self.dearest)
 
-    @property
-    def verified(self) -> bool:
-        """Every figure behind the price is dated against its source."""
-        return all(p.verified for p in (self.cheapest, self.dearest) if p is not None)
-
 
 def priced_as_spot(capacity_types: Iterable[str]) -> bool:
     """A pool is priced at spot rates only when spot is all it can buy: one that may also

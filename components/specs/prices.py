@@ -31,11 +31,6 @@ class NodePrice:
     as_of: str | None
     region: str | None
 
-    @property
-    def verified(self) -> bool:
-        """False when nobody dated the figure against its source (see `price_sources`)."""
-        return self.as_of is not None
-
 
 @cache
 def _table() -> dict[str, Any]:
