@@ -56,7 +56,10 @@ AWS_REGION = "us-east-1"
 OCI_PREEMPTIBLE_DISCOUNT = 0.5
 
 # Per GPU-hour for GPU shapes (the price of a shape is that times its GPU count), per OCPU
-# and per GB-hour for flexible shapes. Shapes Oracle lists without a public per-hour price
+# and per GB-hour for flexible shapes. Unverified except OCI_VERIFIED (see the module doc);
+# a third-party summary of Oracle's list (not Oracle's own page, so not used) agreed on
+# A100-v2.8 and H100.8 but gave about 1.27 per A10 GPU-hour and about 98 per H200.8 hour,
+# so treat the A10 and H200 figures with particular care. Shapes Oracle lists without a public per-hour price
 # (or that this table has not been checked for) are absent and plan as "unknown price".
 OCI_GPU_HOUR: dict[str, float] = {
     "BM.GPU.H100.8": 10.0,
