@@ -34,9 +34,16 @@ def _spot_program(**recipe):
 def test_a_recipe_on_a_spot_shared_pool_gets_a_budget_selecting_exactly_its_pods():
     capture = run(_spot_program())
 
-    assert capture.get(NODE_GROUP, "a10g-node-group").inputs["capacityType"] == "SPOT"
+    group = capture.get(NODE_GROUP, "a10g-node-group").inputs
+    assert group["capacityType"] == "SPOT"
+    # Tainted as a GpuSpotPool is, and the recipe tolerates every taint of its pool.
+    assert {"key": "spot", "value": "true", "effect": "PREFER_NO_SCHEDULE"} in group["taints"]
     budget = capture.get(PDB, "serve-pdb")
     deployment = capture.get(DEPLOYMENT, "serve-deployment")
+    tolerations = deployment.inputs["spec"]["template"]["spec"]["tolerations"]
+    assert {"key": "spot", "operator": "Equal", "value": "true", "effect": "PreferNoSchedule"} in (
+        tolerations
+    )
     assert budget.parent == capture.get("nodepools:index:Recipe", "serve").urn
     assert budget.inputs["metadata"] == {
         "name": "serve",
@@ -93,6 +100,18 @@ def test_termination_grace_goes_on_the_pod_spec_spot_or_not():
 
 def _described(name: str, *, spot: bool, selector: str | None = None) -> SharedPoolDescription:
     return SharedPoolDescription(name=name, shape=A10G, size=1, selector=selector, spot=spot)
+
+
+def test_a_spot_description_has_the_spot_taint_by_default_unless_taints_are_given():
+    assert [str(t) for t in _described("a", spot=True).taints or ()] == [
+        "nvidia.com/gpu=true:NoSchedule",
+        "spot=true:PreferNoSchedule",
+    ]
+    assert [str(t) for t in _described("a", spot=False).taints or ()] == [
+        "nvidia.com/gpu=true:NoSchedule"
+    ]
+    given = SharedPoolDescription(name="a", shape=A10G, size=1, spot=True, taints=[])
+    assert given.taints == []
 
 
 def test_spot_comes_from_the_pool_the_recipe_is_placed_on():

@@ -27,6 +27,7 @@ from nodepools.specs.labels import (
     kubelet_label_problem,
 )
 from nodepools.specs.pools import (
+    SPOT_TAINT,
     PoolName,
     ResolvedPool,
     accelerator_taint,
@@ -53,17 +54,21 @@ def _check_selector(selector: str) -> str:
 Selector = Annotated[LabelValue, AfterValidator(_check_selector)]
 
 
-def default_shared_taints(accelerator: Accelerator | None) -> list[Taint]:
+def default_shared_taints(accelerator: Accelerator | None, spot: bool = False) -> list[Taint]:
     """The taints a shared pool has unless told otherwise: its accelerator's NoSchedule taint,
-    so only pods that request (and tolerate) the accelerator land on its nodes."""
-    return [accelerator_taint(accelerator)] if accelerator is not None else []
+    so only pods that request (and tolerate) the accelerator land on its nodes, and on spot
+    capacity `spot=true:PreferNoSchedule`, as a GpuSpotPool has (recipes placed on the pool
+    tolerate every taint it has; other pods keep off interruptible nodes)."""
+    taints = [accelerator_taint(accelerator)] if accelerator is not None else []
+    return [*taints, SPOT_TAINT] if spot else taints
 
 
 class SharedNodePoolArgs(SpecModel):
     """Args of `SharedNodePool`.
 
     Defaults: no selector; taint `<accelerator resource>=true:NoSchedule` on accelerator
-    shapes (given taints are added; one with the same key and effect replaces it).
+    shapes, and `spot=true:PreferNoSchedule` with `spot` (given taints are added; one with
+    the same key and effect replaces it).
     Field order matters: a field's validator sees only the fields declared above it.
     """
 
@@ -121,8 +126,9 @@ class SharedNodePoolArgs(SpecModel):
     spot: Spot | None = Field(
         default=None,
         description="Spot (EKS) or preemptible (OKE, VM shapes only) capacity when set; "
-        "default None (on-demand). Recipes placed on a spot pool get a PodDisruptionBudget "
-        "(see the recipe's `disruption_budget`).",
+        "default None (on-demand). A spot pool is also tainted `spot=true:PreferNoSchedule` "
+        "(unless `taints` has that key and effect), and recipes placed on it get a "
+        "PodDisruptionBudget (see the recipe's `disruption_budget`).",
     )
 
     @field_validator("shape")
@@ -212,7 +218,9 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
         max_nodes=args.size,
         autoscaled=False,
         labels=dict(sorted(labels.items())),
-        taints=tuple(merge_taints(default_shared_taints(accelerator), args.taints)),
+        taints=tuple(
+            merge_taints(default_shared_taints(accelerator, args.spot is not None), args.taints)
+        ),
         spot=args.spot,
         boot_volume_gb=args.boot_volume_gb
         or default_boot_volume_gb(args.cluster, accelerator is not None),
@@ -252,7 +260,8 @@ class SharedPoolDescription(SpecModel):
     taints: Taints | None = Field(
         default=None,
         description="All taints of the pool's nodes; default None: the ones a SharedNodePool "
-        "has by default (`<accelerator resource>=true:NoSchedule` on accelerator shapes).",
+        "has by default (`<accelerator resource>=true:NoSchedule` on accelerator shapes, and "
+        "`spot=true:PreferNoSchedule` with `spot`).",
     )
     spot: bool = Field(
         default=False,
@@ -293,7 +302,7 @@ class SharedPoolDescription(SpecModel):
                 if self.accelerator_resource and self.gpus_per_node
                 else None
             )
-            object.__setattr__(self, "taints", default_shared_taints(accelerator))
+            object.__setattr__(self, "taints", default_shared_taints(accelerator, self.spot))
 
     @property
     def total_gpus(self) -> int:
