@@ -1,16 +1,27 @@
-"""What a pool costs at its largest: the same price table the plan's cost estimate reads.
+"""What a pool costs at its largest, priced exactly as the plan prices it.
 
-`pool-hourly-budget` prices a pool at its maximum node count (the autoscaling maximum, or
-the fixed size) with `nodepools.specs.prices.node_price`: on-demand, or the typical spot /
-preemptible price for spot pools. A pool above the configured ceiling is reported; a pool
-without a price (a type the table does not have, a flexible OCI shape, a Karpenter pool
-sized by limits) is not priced here, and the plan lists it as "unknown price".
+`pool-hourly-budget` prices a pool with `nodepools.specs.pool_cost.pool_cost`, the function
+the plan's cost estimate uses: at its maximum node count (the autoscaling maximum, the fixed
+size, or for a Karpenter pool of one instance type what its `limits` allow), on-demand, or
+the typical spot / preemptible price for pools that buy spot only; an OKE flexible shape by
+its OCPUs and memory. A pool above the configured ceiling is reported. A pool the function
+can't price (a type the table does not have, a Karpenter pool of several families or
+without limits, a Capacity Block) is not judged here; the plan shows it as "unknown price"
+with the reason.
 """
 
 from __future__ import annotations
 
-from nodepools.policies.resources import config_number, fmt, pool_view
-from nodepools.specs.prices import HOURS_PER_MONTH, node_price
+from nodepools.policies.resources import PoolView, config_number, fmt, pool_view
+from nodepools.specs.pool_cost import (
+    CAPACITY_BLOCK,
+    SPOT,
+    PoolCost,
+    karpenter_nodes,
+    pool_cost,
+    priced_as_spot,
+)
+from nodepools.specs.prices import HOURS_PER_MONTH
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -24,32 +35,43 @@ from pulumi_policy import (
 DEFAULT_MAX_POOL_HOURLY = 1000.0
 
 
-def pool_hourly_max(
-    instance_types: tuple[str, ...], spot: bool, max_nodes: float | None
-) -> float | None:
-    """USD per hour of a pool at `max_nodes` of its dearest type, or None when unpriced."""
-    if max_nodes is None or not instance_types:
-        return None
-    prices = [node_price(t, spot=spot) for t in instance_types]
-    if any(p is None for p in prices):
-        return None
-    return max(p.hourly for p in prices if p is not None) * max_nodes
+def pool_cost_of(pool: PoolView) -> PoolCost:
+    """The pool's cost, from the pack's view of it, by the plan's function."""
+    capacity = pool.capacity_types or ((SPOT,) if pool.spot else ("on-demand",))
+    if pool.platform == "karpenter":
+        _, max_nodes = karpenter_nodes(pool.replicas, pool.limits, pool.instance_types)
+    else:
+        max_nodes = None if pool.max_nodes is None else int(pool.max_nodes)
+    return pool_cost(
+        pool.instance_types,
+        spot=priced_as_spot(capacity),
+        min_nodes=int(pool.min_nodes or 0),
+        max_nodes=max_nodes,
+        ocpus=pool.ocpus,
+        memory_gb=pool.memory_gb,
+        capacity_block=CAPACITY_BLOCK in pool.capacity_types,
+    )
 
 
 def _validate_budget(args: ResourceValidationArgs, report: ReportViolation) -> None:
     pool = pool_view(args.resource_type, args.props, args.name)
     if pool is None:
         return
-    hourly = pool_hourly_max(pool.instance_types, pool.spot, pool.max_nodes)
-    if hourly is None:
-        return
+    cost = pool_cost_of(pool)
+    hourly = cost.hourly_max
+    if hourly is None or cost.dearest is None or cost.max_nodes is None:
+        return  # unpriced or unbounded: the plan says which and why
     ceiling = config_number(args, "maxPoolHourlyCost", DEFAULT_MAX_POOL_HOURLY)
     if hourly > ceiling:
-        kind = "typical spot" if pool.spot else "on-demand"
+        where = (
+            pool.path("limits")
+            if pool.platform == "karpenter" and pool.replicas is None
+            else pool.path("max_nodes")
+        )
         report(
             f"Pool '{pool.name}' costs up to {hourly:,.2f} USD/hour at its maximum of "
-            f"{fmt(pool.max_nodes or 0)} {'/'.join(pool.instance_types)} nodes "
-            f"(`{pool.path('max_nodes')}`, {kind} list price; about "
+            f"{cost.max_nodes} {'/'.join(pool.instance_types)} nodes "
+            f"(`{where}`, {cost.dearest.basis} list price; about "
             f"{hourly * HOURS_PER_MONTH:,.0f} USD/month), above the ceiling of "
             f"{fmt(ceiling)} USD/hour (policy config `maxPoolHourlyCost`).",
             None,

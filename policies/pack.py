@@ -10,6 +10,7 @@ from nodepools.policies.backends import bare_metal_boot_volume, rosa_multi_az_re
 from nodepools.policies.budget import pool_hourly_budget
 from nodepools.policies.cost import autoscaling_max_nodes, karpenter_limits, spot_max_price
 from nodepools.policies.governance import kueue_quota_within_capacity
+from nodepools.policies.interruption import karpenter_spot_interruption
 from nodepools.policies.label_policies import restricted_label_domains
 from nodepools.policies.taint_policies import accelerator_pool_tainted, spot_pool_tainted
 from nodepools.policies.workload_policies import (
@@ -28,6 +29,7 @@ POLICIES: list[Policy] = [
     bare_metal_boot_volume,
     autoscaling_max_nodes,
     karpenter_limits,
+    karpenter_spot_interruption,
     spot_max_price,
     pool_hourly_budget,
     restricted_label_domains,

@@ -87,6 +87,13 @@ class PoolView:
     bare_metal: bool
     # Karpenter's `spec.limits`, as numbers; None for the pool types that have none.
     limits: Mapping[str, float] | None = None
+    # What the pool may buy, when it names several (Karpenter); () for spot-or-not pools.
+    capacity_types: tuple[str, ...] = ()
+    # An OKE flexible shape's size per node, which prices it.
+    ocpus: float | None = None
+    memory_gb: float | None = None
+    # A static Karpenter NodePool's fixed node count.
+    replicas: float | None = None
     paths: Mapping[str, str] = field(default_factory=dict[str, str])
 
     def path(self, attribute: str) -> str:
@@ -231,6 +238,7 @@ def _eks_pool(props: Mapping[str, Any], name: str) -> PoolView:
         accelerators=_accelerators(instance_types),
         taints=_kubernetes_taints(props.get("taints"), effects=_EKS_TAINT_EFFECTS),
         spot=props.get("capacityType") == "SPOT",
+        capacity_types=("capacity-block",) if props.get("capacityType") == "CAPACITY_BLOCK" else (),
         min_nodes=number(scaling.get("minSize")),
         max_nodes=number(scaling.get("maxSize")),
         # EKS managed node groups refuse a spot max price (the components reject it too).
@@ -301,6 +309,8 @@ def _oke_pool(props: Mapping[str, Any], name: str) -> PoolView:
         labels=labels,
         boot_volume_gb=number(mapping(props.get("nodeSourceDetails")).get("bootVolumeSizeInGbs")),
         bare_metal=shape.startswith("BM."),
+        ocpus=number(mapping(props.get("nodeShapeConfig")).get("ocpus")),
+        memory_gb=number(mapping(props.get("nodeShapeConfig")).get("memoryInGbs")),
         paths={
             "max_nodes": f"freeformTags.{MAX_NODES_TAG}"
             if max_tag is not None
@@ -482,6 +492,8 @@ def _karpenter_pool(props: Mapping[str, Any], name: str) -> PoolView:
         boot_volume_gb=None,
         bare_metal=False,
         limits=limits,
+        capacity_types=tuple(sorted(capacity_types)),
+        replicas=number(spec.get("replicas")),
         paths={
             "max_nodes": "spec.limits.nodes" if "nodes" in (limits or {}) else "spec.replicas",
             "labels": "spec.template.metadata.labels",

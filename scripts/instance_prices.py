@@ -12,11 +12,14 @@ in USD per instance-hour, Linux, no reservations or savings plans:
   Instance Advisor feed (https://spot-bid-advisor.s3.amazonaws.com/spot-advisor-data.json,
   the average of the trailing 30 days, per region and OS) for the same region, Linux. Spot
   prices move hourly: this is a typical figure for a review, never a bill.
-- OCI: ``OCI_PRICES`` below, entered from Oracle's published price list
-  (https://www.oracle.com/cloud/price-list/): GPU shapes are priced per GPU-hour, flexible
-  shapes per OCPU-hour and per GB-hour of memory. OCI preemptible capacity is billed at 50%
-  of the on-demand price (https://docs.oracle.com/en-us/iaas/Content/Compute/Concepts/preemptible.htm),
-  which is the "spot" figure here.
+- OCI: ``OCI_GPU_HOUR`` and ``OCI_FLEX`` below, typed in by hand: GPU shapes are priced per
+  GPU-hour, flexible shapes per OCPU-hour and per GB-hour of memory. Oracle's price pages
+  render most prices with a script, so only the figures found in the published page text
+  are verified (``OCI_VERIFIED``: source ``oci-price-list``, with the page and the date they
+  were checked); every other OCI figure has source ``oci-unverified`` (no date), and plans
+  mark it "unverified". OCI preemptible capacity is "always 50% off" the on-demand rate
+  (Oracle's announcement, source ``oci-preemptible``), which is the "spot" figure here; on
+  an unverified base price it is unverified too.
 
 A type without a figure is ``null``: plans say "unknown price" for it rather than guess.
 
@@ -32,7 +35,7 @@ Layout::
 Usage (from the repository root)::
 
     python scripts/instance_prices.py KARPENTER_CHECKOUT SPOT_ADVISOR_JSON [--rev HEAD]
-    python scripts/instance_prices.py --check         # exit 1 if not canonical or incomplete
+    python scripts/instance_prices.py --check [--data FILE]  # exit 1 if not canonical or incomplete
 """
 
 from __future__ import annotations
@@ -53,7 +56,10 @@ AWS_REGION = "us-east-1"
 OCI_PREEMPTIBLE_DISCOUNT = 0.5
 
 # Per GPU-hour for GPU shapes (the price of a shape is that times its GPU count), per OCPU
-# and per GB-hour for flexible shapes. Shapes Oracle lists without a public per-hour price
+# and per GB-hour for flexible shapes. Unverified except OCI_VERIFIED (see the module doc);
+# a third-party summary of Oracle's list (not Oracle's own page, so not used) agreed on
+# A100-v2.8 and H100.8 but gave about 1.27 per A10 GPU-hour and about 98 per H200.8 hour,
+# so treat the A10 and H200 figures with particular care. Shapes Oracle lists without a public per-hour price
 # (or that this table has not been checked for) are absent and plan as "unknown price".
 OCI_GPU_HOUR: dict[str, float] = {
     "BM.GPU.H100.8": 10.0,
@@ -79,7 +85,11 @@ OCI_FLEX: dict[str, tuple[float, float]] = {  # (per OCPU-hour, per GB-hour)
     "VM.Standard3.Flex": (0.04, 0.0015),
     "VM.Standard.A1.Flex": (0.01, 0.0015),
 }
-SOURCES: dict[str, dict[str, str]] = {
+# Figures read in the text of Oracle's own price page (the date is when they were checked):
+# "Compute - Ampere A1 - OCPU $0.01 ... Memory $0.0015 Gigabyte per hour".
+OCI_VERIFIED = frozenset({"VM.Standard.A1.Flex"})
+OCI_CHECKED_ON = "2026-11-25"
+SOURCES: dict[str, dict[str, str | None]] = {
     "aws-karpenter": {
         "url": "https://github.com/aws/karpenter-provider-aws/blob/{rev}/" + PRICING_GO,
         "region": AWS_REGION,
@@ -89,14 +99,22 @@ SOURCES: dict[str, dict[str, str]] = {
         "region": AWS_REGION,
     },
     "oci-price-list": {
-        "url": "https://www.oracle.com/cloud/price-list/",
-        "as_of": "2026-11-25",
+        "url": "https://www.oracle.com/ae/cloud/compute/pricing.html",
+        "as_of": OCI_CHECKED_ON,
         "region": "all commercial regions (OCI prices are global)",
     },
+    "oci-unverified": {
+        "url": "https://www.oracle.com/cloud/price-list/",
+        "as_of": None,
+        "region": "all commercial regions (OCI prices are global)",
+        "note": "unverified: typed in by hand; Oracle's pages render these prices with a "
+        "script, and no published text confirming them was found",
+    },
     "oci-preemptible": {
-        "url": "https://docs.oracle.com/en-us/iaas/Content/Compute/Concepts/preemptible.htm",
-        "as_of": "2026-11-25",
+        "url": "https://blogs.oracle.com/cloud-infrastructure/announcing-ga-of-oracle-preemptible-instances-vm-shapes",
+        "as_of": OCI_CHECKED_ON,
         "region": "all commercial regions",
+        "note": "preemptible instances are always 50% off the on-demand rate",
     },
 }
 
@@ -146,11 +164,39 @@ def _cents(value: float) -> float:
     return round(value, 4)
 
 
+def oci_entry(name: str, entry: dict[str, Any]) -> dict[str, Any] | None:
+    """The price entry of an OCI shape of the catalog, or None when the table has none."""
+    verified = name in OCI_VERIFIED
+    source = "oci-price-list" if verified else "oci-unverified"
+    # A discount of a figure nobody checked is no better than the figure.
+    spot_source = "oci-preemptible" if verified else "oci-unverified"
+    if name in OCI_FLEX:
+        per_ocpu, per_gb = OCI_FLEX[name]
+        return {
+            "on_demand": None,
+            "spot": None,
+            "per_ocpu": per_ocpu,
+            "per_gb": per_gb,
+            "source": source,
+            "spot_source": spot_source,
+        }
+    if name in OCI_GPU_HOUR:
+        count = (entry.get("accelerator") or {}).get("count") or 0
+        price = _cents(OCI_GPU_HOUR[name] * count)
+        return {
+            "on_demand": price,
+            "spot": _cents(price * OCI_PREEMPTIBLE_DISCOUNT),
+            "source": source,
+            "spot_source": spot_source,
+        }
+    return None
+
+
 def build(
     catalog: dict[str, Any],
     on_demand: dict[str, float],
     savings: dict[str, int],
-    sources: dict[str, dict[str, str]],
+    sources: dict[str, dict[str, str | None]],
 ) -> dict[str, Any]:
     prices: dict[str, Any] = {}
     for name, entry in sorted(catalog["instance_types"].items()):
@@ -166,27 +212,8 @@ def build(
                 "source": "aws-karpenter",
                 "spot_source": None if saved is None else "aws-spot-advisor",
             }
-        elif name in OCI_FLEX:
-            per_ocpu, per_gb = OCI_FLEX[name]
-            prices[name] = {
-                "on_demand": None,
-                "spot": None,
-                "per_ocpu": per_ocpu,
-                "per_gb": per_gb,
-                "source": "oci-price-list",
-                "spot_source": "oci-preemptible",
-            }
-        elif name in OCI_GPU_HOUR:
-            count = (entry.get("accelerator") or {}).get("count") or 0
-            price = _cents(OCI_GPU_HOUR[name] * count)
-            prices[name] = {
-                "on_demand": price,
-                "spot": _cents(price * OCI_PREEMPTIBLE_DISCOUNT),
-                "source": "oci-price-list",
-                "spot_source": "oci-preemptible",
-            }
         else:
-            prices[name] = None
+            prices[name] = oci_entry(name, entry)
     return {
         "schema": 1,
         "currency": "USD",
@@ -223,8 +250,11 @@ def check(path: Path = OUT) -> list[str]:
     for name, entry in table["prices"].items():
         if entry is None:
             continue
-        if entry["source"] not in table["sources"]:
-            problems.append(f"{name}: unknown source {entry['source']!r}")
+        for key in ("source", "spot_source"):
+            if entry[key] is not None and entry[key] not in table["sources"]:
+                problems.append(f"{name}: unknown {key} {entry[key]!r}")
+        if entry["source"] == "oci-price-list" and name not in OCI_VERIFIED:
+            problems.append(f"{name}: source oci-price-list, but OCI_VERIFIED does not list it")
         for key in ("on_demand", "spot", "per_ocpu", "per_gb"):
             value = entry.get(key)
             if value is not None and not (isinstance(value, int | float) and value > 0):
@@ -242,9 +272,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rev", default="HEAD")
     parser.add_argument("--as-of", help="date the Spot Advisor feed was downloaded (YYYY-MM-DD)")
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--data", type=Path, default=OUT, help="the table --check reads")
     args = parser.parse_args(argv)
     if args.check:
-        problems = check()
+        problems = check(args.data)
         for problem in problems:
             print(problem, file=sys.stderr)
         return 1 if problems else 0

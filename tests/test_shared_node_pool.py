@@ -263,4 +263,5 @@ def test_pool_description_is_what_recipes_match():
         "gpus_per_node": 8,
         "accelerator_resource": "amd.com/gpu",
         "taints": [{"key": "amd.com/gpu", "value": "true", "effect": "NoSchedule"}],
+        "spot": False,
     }

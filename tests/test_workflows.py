@@ -124,3 +124,38 @@ def test_main_applies_every_stack_with_the_pack_one_update_per_stack():
     assert up["steps"][-1]["run"] == 'pulumi up --yes --stack "$STACK" --policy-pack policies'
     assert up["concurrency"] == {"group": "up-${{ matrix.stack }}", "cancel-in-progress": False}
     assert up["steps"][-1]["env"]["PULUMI_ACCESS_TOKEN"] == "${{ secrets.PULUMI_ACCESS_TOKEN }}"
+
+
+def test_the_plan_comment_job_uploads_the_plans_and_may_only_write_pull_requests():
+    job = _load(ROOT / ".github/workflows/plan.yml")["jobs"]["plan-comment"]
+    steps = job["steps"]
+
+    # The least it needs: read the code, write the one comment.
+    assert job["permissions"] == {"contents": "read", "pull-requests": "write"}
+    [upload] = [s for s in steps if "actions/upload-artifact@" in s.get("uses", "")]
+    assert upload["id"] == "upload"
+    assert upload["with"]["path"] == "${{ runner.temp }}/plans"
+    [comment] = [s for s in steps if "plan-comment.sh" in s.get("run", "")]
+    assert steps.index(upload) < steps.index(comment)
+    assert comment["env"]["ARTIFACT_URL"] == "${{ steps.upload.outputs.artifact-url }}"
+    assert comment["env"]["GITHUB_TOKEN"] == "${{ secrets.GITHUB_TOKEN }}"
+    # Comments made with GITHUB_TOKEN are authored by the Actions bot: only its is edited.
+    assert comment["env"]["COMMENT_AUTHOR"] == "github-actions[bot]"
+    assert "head.repo.full_name == github.repository" in comment["if"]
+
+
+def test_the_plan_comment_jobs_scripts_exist():
+    job = _load(ROOT / ".github/workflows/plan.yml")["jobs"]["plan-comment"]
+    runs = "\n".join(s.get("run", "") for s in job["steps"])
+    scripts = sorted(set(re.findall(r"\.github/scripts/[\w.-]+\.sh", runs)))
+
+    assert scripts == [".github/scripts/plan-all.sh", ".github/scripts/plan-comment.sh"]
+    for script in scripts:
+        path = ROOT / script
+        assert path.is_file(), script
+        assert path.read_text().startswith("#!/usr/bin/env bash\n"), script
+        syntax = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True)
+        assert (syntax.returncode, syntax.stderr) == (0, ""), script
+    # Each checkout is planned by the scripts of the head, from the folder they run in.
+    assert "(cd head && bash .github/scripts/plan-all.sh" in runs
+    assert "(cd base && bash ../head/.github/scripts/plan-all.sh" in runs

@@ -5,7 +5,9 @@
 # Usage: plan-comment.sh BASE_JSON_DIR HEAD_JSON_DIR
 # Environment: GITHUB_REPOSITORY, PR (number), GITHUB_TOKEN, GITHUB_API_URL (optional),
 #   ARTIFACT_URL (optional, linked from the comment), COMMENT_FILE (optional, where the
-#   Markdown is written), DRY_RUN=1 (print the comment, send nothing), PYTHON.
+#   Markdown is written), COMMENT_AUTHOR (optional: the login whose comment is edited;
+#   default the token's user, github-actions[bot] for the workflow's GITHUB_TOKEN),
+#   DRY_RUN=1 (print the comment, send nothing), PYTHON.
 set -euo pipefail
 base=${1:?usage: plan-comment.sh BASE_JSON_DIR HEAD_JSON_DIR}
 head=${2:?usage: plan-comment.sh BASE_JSON_DIR HEAD_JSON_DIR}
@@ -20,6 +22,9 @@ if [ "$status" -ge 2 ]; then
 fi
 args=(--body "$comment" --repo "${GITHUB_REPOSITORY:?}" --pr "${PR:?}"
   --api-url "${GITHUB_API_URL:-https://api.github.com}")
+if [ -n "${COMMENT_AUTHOR:-}" ]; then
+  args+=(--author "$COMMENT_AUTHOR")
+fi
 if [ "${DRY_RUN:-0}" = 1 ]; then
   args+=(--dry-run)
 fi

@@ -1,4 +1,5 @@
-"""Kubernetes workloads (pulumi_kubernetes): a recipe's Deployment and Service.
+"""Kubernetes workloads (pulumi_kubernetes): a recipe's Deployment, Service and
+PodDisruptionBudget.
 
 The objects are rendered as plain dicts by `nodepools.workloads.recipe_manifests`; this module only
 registers them, so `import nodepools` never loads pulumi_kubernetes.
@@ -42,3 +43,14 @@ def build_recipe(
         else None
     )
     return BuiltRecipe(built_deployment, built_service)
+
+
+def build_disruption_budget(
+    name: str, budget: dict[str, Any], parent: pulumi.Resource
+) -> Any:  # k8s.policy.v1.PodDisruptionBudget
+    return k8s.policy.v1.PodDisruptionBudget(
+        f"{name}-pdb",
+        metadata=budget["metadata"],
+        spec=budget["spec"],
+        opts=pulumi.ResourceOptions(parent=parent),
+    )

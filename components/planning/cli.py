@@ -2,6 +2,12 @@
 [--format text|json|markdown] [--compare BASE.json]`: plan a stack offline, reading its
 project and config as `pulumi preview` does.
 
+Exit status of `plan`: 0 when the plan is valid, 1 on an invalid manifest or a mandatory
+policy violation, 2 on an error (bad arguments, a failing program). With `--compare`: 0
+when the plan is valid and nothing changed, 1 when the plan failed (as without --compare,
+whether or not something changed), 2 on an error, 3 when the plan is valid and something
+changed.
+
 `python -m nodepools diff BASE HEAD [--format markdown|json]`: what changes between two JSON
 plans (files, or folders of `<stack>.json`); exit status 0 when nothing changed, 1 when
 something did, 2 on an error.
@@ -17,9 +23,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+COMPARE_CHANGED = 3  # `plan --compare`: the plan is valid and differs from the base
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m nodepools", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m nodepools",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     plan = commands.add_parser(
         "plan", help="plan a stack offline (no cloud account, no Pulumi CLI)"
@@ -71,7 +83,8 @@ def _parser() -> argparse.ArgumentParser:
         "--compare",
         type=Path,
         metavar="BASE.json",
-        help="print what changes from this JSON plan instead (markdown, or json with --format json)",
+        help="print what changes from this JSON plan instead (markdown, or json with --format "
+        "json); exit status 0 valid and unchanged, 1 the plan failed, 2 error, 3 valid and changed",
     )
     plan.add_argument("--artifact-url", help="link the Markdown to the uploaded plan artifact")
     diff = commands.add_parser("diff", help="what changes between two JSON plans")
@@ -92,6 +105,11 @@ def _parser() -> argparse.ArgumentParser:
     comment.add_argument(
         "--dry-run", action="store_true", help="print the requests instead of sending them"
     )
+    comment.add_argument(
+        "--author",
+        help="login whose marked comment is edited (e.g. github-actions[bot]); default: the "
+        "token's user from GET /user, or github-actions[bot] for an installation token",
+    )
     return parser
 
 
@@ -109,6 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.pr,
                 api_url=args.api_url,
                 dry_run=args.dry_run,
+                author=args.author,
             )
         return _plan(args)
     except (FileNotFoundError, ValueError) as exc:
@@ -145,9 +164,14 @@ def _plan(args: argparse.Namespace) -> int:
     if args.compare is not None:
         from nodepools.planning.plan_diff import diff_stacks
 
+        if status == 2:
+            return 2
         base = _read_plan(args.compare)
         diff = diff_stacks({base["stack"]: base}, {document["stack"]: document})
-        return _write_diff(diff, args.format, args.artifact_url, None) if status != 2 else 2
+        changed = _write_diff(diff, args.format, args.artifact_url, None)
+        # A failed plan says so whatever changed; "changed" gets a status of its own so a
+        # script can tell a change to review from a plan that can't be applied.
+        return status if status != 0 else COMPARE_CHANGED if changed else 0
     if args.format == "json":
         sys.stdout.write(dumps(document))
     else:

@@ -142,6 +142,14 @@ def plan_headline(document: dict[str, Any]) -> str:
     )
 
 
+def _pool_cost_cell(cost: dict[str, Any]) -> str:
+    if not cost["known"]:
+        return cost["reason"]
+    text = money_span(cost["hourly"]["min"], cost["hourly"]["max"])
+    # A price nobody dated against its source (see components/specs/data/prices.json).
+    return text if cost["as_of"] is not None else f"{text} (unverified price)"
+
+
 def _pool_rows(pools: list[dict[str, Any]]) -> list[list[str]]:
     rows: list[list[str]] = []
     for pool in pools:
@@ -157,9 +165,7 @@ def _pool_rows(pools: list[dict[str, Any]]) -> list[list[str]]:
                 "-"
                 if accelerator is None
                 else f"{_num(accelerator['per_node'])} x {accelerator['model']} ({accelerator['resource']})",
-                money_span(cost["hourly"]["min"], cost["hourly"]["max"])
-                if cost["known"]
-                else cost["reason"],
+                _pool_cost_cell(cost),
             ]
         )
     return rows

@@ -18,7 +18,8 @@ from nodepools.json_values import dig
 from nodepools.offline import Capture, CapturedResource
 from nodepools.planning.report import whole_numbers
 from nodepools.planning.sections import KEY_INPUTS, pool_components
-from nodepools.specs.prices import HOURS_PER_MONTH, node_price, price_sources
+from nodepools.specs.pool_cost import PoolCost, karpenter_nodes, pool_cost, priced_as_spot
+from nodepools.specs.prices import HOURS_PER_MONTH, price_sources
 
 
 class PlanOutcome(Protocol):
@@ -80,63 +81,19 @@ def _flex_size(capture: Capture, pool: CapturedResource) -> tuple[float | None, 
     return None, None
 
 
-def _karpenter_max_nodes(spec: dict[str, Any], instance: str | None) -> int | None:
-    """How many nodes of `instance` a Karpenter pool's limits allow (None: unbounded or
-    not computable, e.g. a pool of several families)."""
-    from nodepools.policies.quantities import parse_quantity
-    from nodepools.specs.instance_types import instance_type
-
-    limits: dict[str, Any] = spec.get("limits") or {}
-    facts = instance_type(instance) if instance else None
-    if not limits or facts is None:
-        return None
-    per_node: dict[str, float] = {}
-    if facts.vcpus:
-        per_node["cpu"] = facts.vcpus
-    if facts.memory_mib:
-        per_node["memory"] = facts.memory_mib * 1024 * 1024
-    if facts.accelerator is not None:
-        per_node[facts.accelerator.resource] = facts.accelerator.count
-    bounds = [
-        int(limit // per_node[resource])
-        for resource, value in limits.items()
-        if resource in per_node
-        and per_node[resource] > 0
-        and (limit := parse_quantity(value)) is not None
-    ]
-    return min(bounds) if bounds else None
-
-
-def _cost(
-    types: list[str],
-    spot: bool,
-    low: int,
-    high: int | None,
-    size: tuple[float | None, float | None],
-) -> dict[str, Any]:
-    if not types:
-        return {"known": False, "reason": "unknown price: no instance type named"}
-    prices = [node_price(t, spot=spot, ocpus=size[0], memory_gb=size[1]) for t in types]
-    missing = [t for t, p in zip(types, prices, strict=True) if p is None]
-    if missing:
-        kind = "spot " if spot else ""
-        return {"known": False, "reason": f"unknown price: no {kind}price for {', '.join(missing)}"}
-    known = [p for p in prices if p is not None]
-    # A mix costs at least its cheapest type and at most its dearest, per node.
-    cheapest = min(known, key=lambda p: p.hourly)
-    price = max(known, key=lambda p: p.hourly)
-
-    def total(nodes: int | None, hourly: float, hours: int = 1) -> float | None:
-        return None if nodes is None else round(hourly * nodes * hours, 2)
-
+def _cost(cost: PoolCost) -> dict[str, Any]:
+    if cost.reason is not None:
+        return {"known": False, "reason": cost.reason}
+    assert cost.cheapest is not None and cost.dearest is not None  # priced
+    price = cost.dearest
     return {
         "known": True,
         "basis": price.basis,
-        "per_node_hour": {"min": cheapest.hourly, "max": price.hourly},
-        "hourly": {"min": total(low, cheapest.hourly), "max": total(high, price.hourly)},
+        "per_node_hour": {"min": cost.cheapest.hourly, "max": price.hourly},
+        "hourly": {"min": cost.hourly_min, "max": cost.hourly_max},
         "monthly": {
-            "min": total(low, cheapest.hourly, HOURS_PER_MONTH),
-            "max": total(high, price.hourly, HOURS_PER_MONTH),
+            "min": cost.hourly(cost.min_nodes, cost.cheapest, HOURS_PER_MONTH),
+            "max": cost.hourly(cost.max_nodes, price, HOURS_PER_MONTH),
         },
         "source": price.source,
         "as_of": price.as_of,
@@ -153,17 +110,17 @@ def _pool(capture: Capture, pool: CapturedResource) -> dict[str, Any]:
     selection = None if types else spec.get("instanceType")
     if "capacityTypes" in spec:
         capacity_types = sorted(spec["capacityTypes"])
-    elif spec.get("capacityReservation"):  # priced as on-demand, which it is billed as
+    elif spec.get("capacityReservation"):
+        # An On-Demand Capacity Reservation is billed as on-demand; a Capacity Block is paid
+        # up front (see pool_cost).
         capacity_types = ["reserved"]
     else:
         capacity_types = ["spot"] if spec.get("spot") else ["on-demand"]
-    spot = capacity_types == ["spot"]
+    spot = priced_as_spot(capacity_types)
     if "minNodes" in spec:
         low, high = int(spec["minNodes"]), int(spec["maxNodes"])
-    elif "replicas" in spec:  # a static Karpenter NodePool
-        low = high = int(spec["replicas"])
-    else:  # Karpenter: from zero up to what its limits allow
-        low, high = 0, _karpenter_max_nodes(spec, types[0] if len(types) == 1 else None)
+    else:  # Karpenter: a static pool's replicas, or from zero up to what its limits allow
+        low, high = karpenter_nodes(spec.get("replicas"), spec.get("limits"), types)
     resource = spec.get("acceleratorResource")
     per_node = spec.get("acceleratorsPerNode") if resource else None
     accelerator = (
@@ -189,7 +146,17 @@ def _pool(capture: Capture, pool: CapturedResource) -> dict[str, Any]:
         "labels": spec.get("labels") or {},
         "taints": sorted(spec.get("taints") or []),
         "scheduling": whole_numbers(outputs.get("scheduling_info")),
-        "cost": _cost(types, spot, low, high, size),
+        "cost": _cost(
+            pool_cost(
+                types,
+                spot=spot,
+                min_nodes=low,
+                max_nodes=high,
+                ocpus=size[0],
+                memory_gb=size[1],
+                capacity_block=spec.get("capacityReservation") == "capacity_block",
+            )
+        ),
     }
 
 

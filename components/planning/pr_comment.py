@@ -1,9 +1,14 @@
 """Post the plan comment on a GitHub pull request, or edit the one an earlier run posted.
 
-The comment is found by the marker its body starts with (`markdown.MARKER`), so each run of
-the workflow updates one comment instead of adding another. The token comes from the
-environment (`GITHUB_TOKEN`) and is sent only as the Authorization header: it is never
-printed, logged or put in an error message.
+The comment is found by the marker its body starts with (`markdown.MARKER`) *and* its
+author, so each run of the workflow updates its own comment instead of adding another, and
+never edits a comment someone else wrote that happens to start with the marker (a quote,
+or another bot). The author is `--author` (the workflow passes `github-actions[bot]`, the
+login of comments made with the workflow's `GITHUB_TOKEN`), else the token's own user from
+`GET /user`; an installation token such as `GITHUB_TOKEN` can't read `GET /user` (GitHub
+answers 403 "Resource not accessible by integration"), and is then taken to be
+`github-actions[bot]`. The token comes from the environment (`GITHUB_TOKEN`) and is sent
+only as the Authorization header: it is never printed, logged or put in an error message.
 """
 
 from __future__ import annotations
@@ -26,8 +31,22 @@ def _headers(token: str) -> dict[str, str]:
     }
 
 
-def find_comment(client: Any, api_url: str, repo: str, pr: int) -> int | None:
-    """The id of the first comment on the pull request whose body starts with the marker."""
+ACTIONS_BOT = "github-actions[bot]"
+
+
+def token_login(client: Any, api_url: str) -> str:
+    """The login the token comments as: its user, or the Actions bot for an installation
+    token (which GitHub refuses `GET /user`)."""
+    response = client.get(f"{api_url}/user")
+    if response.status_code == 403:
+        return ACTIONS_BOT
+    response.raise_for_status()
+    return str(response.json()["login"])
+
+
+def find_comment(client: Any, api_url: str, repo: str, pr: int, author: str) -> int | None:
+    """The id of the first comment on the pull request by `author` whose body starts with
+    the marker."""
     page = 1
     while True:
         response = client.get(
@@ -37,7 +56,9 @@ def find_comment(client: Any, api_url: str, repo: str, pr: int) -> int | None:
         response.raise_for_status()
         comments: list[dict[str, Any]] = response.json()
         for comment in comments:
-            if str(comment.get("body") or "").startswith(MARKER):
+            user: dict[str, Any] = comment.get("user") or {}
+            login = user.get("login")
+            if login == author and str(comment.get("body") or "").startswith(MARKER):
                 return int(comment["id"])
         if len(comments) < PAGE:
             return None
@@ -45,7 +66,13 @@ def find_comment(client: Any, api_url: str, repo: str, pr: int) -> int | None:
 
 
 def post_comment(
-    body: str, repo: str, pr: int, *, api_url: str = "https://api.github.com", dry_run: bool = False
+    body: str,
+    repo: str,
+    pr: int,
+    *,
+    api_url: str = "https://api.github.com",
+    dry_run: bool = False,
+    author: str | None = None,
 ) -> int:
     """Create or update the comment; 0 on success, 2 on a refusal (printed without the token)."""
     if not body.startswith(MARKER):
@@ -53,7 +80,8 @@ def post_comment(
     api_url = api_url.rstrip("/")
     if dry_run:
         print(
-            f"dry run: would look for a comment starting with {MARKER!r} on {repo}#{pr} "
+            f"dry run: would look for a comment by {author or 'the token user'} starting "
+            f"with {MARKER!r} on {repo}#{pr} "
             f"({api_url}), then PATCH it or POST a new one with this body "
             f"({len(body)} characters):"
         )
@@ -67,7 +95,8 @@ def post_comment(
 
     with httpx.Client(headers=_headers(token), timeout=30) as client:
         try:
-            existing = find_comment(client, api_url, repo, pr)
+            login = author or token_login(client, api_url)
+            existing = find_comment(client, api_url, repo, pr, login)
             if existing is None:
                 response = client.post(
                     f"{api_url}/repos/{repo}/issues/{pr}/comments", json={"body": body}

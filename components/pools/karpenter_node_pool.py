@@ -74,6 +74,15 @@ class KarpenterNodePool(PoolComponent):
     rendered manifests are validated against the upstream CRDs before anything is
     registered.
 
+    Spot pools (`capacity_types` with `spot`, or a capacity-type requirement that allows it)
+    rely on Karpenter's interruption handling, which is cluster-wide: the controller's
+    `settings.interruptionQueue` (an SQS queue fed by EventBridge with spot interruption
+    warnings). Without it a reclaimed node is not drained within its two-minute notice. No
+    NodePool field says whether it is set up, so the policy pack's advisory
+    `karpenter-spot-interruption` reports every spot-capable pool, in the plan and in
+    `pulumi preview`, until the pack config declares it
+    (`{"karpenter-spot-interruption": {"interruptionQueueConfigured": true}}`).
+
     Outputs: `pool_name`, `pool_id` (the NodePool's name), `node_class_name`,
     `scheduling_info`, `scheduling_info_yaml`, `manifests` (the rendered dicts by role).
     """

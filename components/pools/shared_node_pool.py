@@ -25,7 +25,8 @@ class SharedNodePool(PoolComponent):
 
     Its nodes carry the pool identity label, `nodepools.dev/shared-pool: "true"` and, with
     a `selector`, `nodepools.dev/pool-selector: <selector>`. Accelerator shapes are tainted
-    `<accelerator resource>=true:NoSchedule` by default. Its `scheduling_info` asks for one
+    `<accelerator resource>=true:NoSchedule` by default, spot pools (`spot`) also
+    `spot=true:PreferNoSchedule`. Its `scheduling_info` asks for one
     accelerator per pod (the pool is shared; a Recipe sets its own count).
 
     Outputs: the pool outputs plus `shape`, `selector`, `gpus_per_node`, `total_gpus`.

@@ -63,6 +63,25 @@ GPU_POOL_LABELS = {"node-type": "gpu"}
 GPU_POOL_DEFAULT_SCALING = Scaling(min_replicas=0, max_replicas=3)
 
 
+def check_spot(spot: Spot | None, cluster: Any, shape: str | None) -> None:
+    """Raise when the cluster's cloud can't give `spot` capacity of `shape` as asked."""
+    if spot is None:
+        return
+    caps = capabilities_for(cluster)
+    if spot.max_price is not None and caps and not caps.spot_max_price:
+        raise PathError(
+            "max_price",
+            f"{spot.max_price!r} can't be used: {caps.title} can't cap the spot price "
+            f"({caps.spot_max_price_why}); remove `max_price`",
+        )
+    if getattr(cluster, "kind", None) == "oke" and shape and is_bare_metal(shape):
+        # OCI: "Preemptible capacity does not support bare metal instances".
+        raise ValueError(
+            f"OCI preemptible capacity can't run bare-metal shapes ({shape}); set "
+            "`spot: null` for on-demand nodes, or use a VM shape for spot"
+        )
+
+
 def pool_name_problem(name: object) -> str | None:
     if (
         not isinstance(name, str)
@@ -359,26 +378,7 @@ class PoolArgsBase(SpecModel):
     @field_validator("spot")
     @classmethod
     def _spot_price_supported(cls, spot: Spot | None, info: ValidationInfo):
-        caps = capabilities_for(info.data.get("cluster"))
-        if spot is not None and spot.max_price is not None and caps and not caps.spot_max_price:
-            raise PathError(
-                "max_price",
-                f"{spot.max_price!r} can't be used: {caps.title} can't cap the spot price "
-                f"({caps.spot_max_price_why}); remove `max_price`",
-            )
-        shape = info.data.get("instance_type")
-        cluster = info.data.get("cluster")
-        if (
-            spot is not None
-            and getattr(cluster, "kind", None) == "oke"
-            and shape
-            and is_bare_metal(shape)
-        ):
-            # OCI: "Preemptible capacity does not support bare metal instances".
-            raise ValueError(
-                f"OCI preemptible capacity can't run bare-metal shapes ({shape}); set "
-                "`spot: null` for on-demand nodes, or use a VM shape for spot"
-            )
+        check_spot(spot, info.data.get("cluster"), info.data.get("instance_type"))
         return spot
 
     @field_validator("boot_volume_gb")

@@ -2,9 +2,11 @@
 
 `data/prices.json` is written by `scripts/instance_prices.py`, which says where each figure
 comes from (AWS: Karpenter's generated on-demand table and the Spot Instance Advisor's
-savings, for one region; OCI: the published price list). Plans and the policy pack's budget
-policy read prices only through `node_price`, so both show the same numbers. A type without
-a figure has no price: callers say "unknown price", never zero.
+savings, for one region; OCI: Oracle's price pages, where a figure could be checked). Plans
+and the policy pack's budget policy read prices only through `node_price`, so both show the
+same numbers. A type without a figure has no price: callers say "unknown price", never zero.
+A figure whose source has no date (`as_of` null, e.g. the OCI prices nobody could check
+against Oracle's list) is used but marked unverified.
 """
 
 from __future__ import annotations
@@ -35,8 +37,8 @@ def _table() -> dict[str, Any]:
     return json.loads(DATA.read_text())
 
 
-def price_sources() -> dict[str, dict[str, str]]:
-    """Every source of the table by key: url, as_of, region."""
+def price_sources() -> dict[str, dict[str, str | None]]:
+    """Every source of the table by key: url, as_of (None: unverified), region, note."""
     return dict(_table()["sources"])
 
 
@@ -71,7 +73,7 @@ def node_price(
     if not spot:
         basis = "on-demand"
     else:
-        basis = "preemptible" if source_key == "oci-preemptible" else "spot (typical)"
+        basis = "preemptible" if entry["source"].startswith("oci-") else "spot (typical)"
     return NodePrice(
         hourly=round(float(hourly), 4),
         basis=basis,

@@ -13,6 +13,11 @@ from typing import Annotated, Any, Literal
 from nodepools.specs.accelerators import lookup_accelerator
 from nodepools.specs.base import Issue, PathError, SpecError, SpecModel
 from nodepools.specs.labels import LabelKey, LabelValue
+from nodepools.specs.recipe_disruption import (
+    DisruptionBudget,
+    disruption_budget_field,
+    termination_grace_field,
+)
 from nodepools.specs.shared import SharedPoolDescription
 from nodepools.validation.quantity import InvalidQuantity, parse_quantity
 from pydantic import AfterValidator, BeforeValidator, Field, ValidationInfo, field_validator
@@ -164,6 +169,8 @@ class RecipeArgs(SpecModel):
         pattern=NAMESPACE_PATTERN.pattern,
         description="Namespace of the Deployment and Service; default `default`.",
     )
+    disruption_budget: DisruptionBudget | None = disruption_budget_field()
+    termination_grace_period_seconds: int | None = termination_grace_field()
 
     @field_validator("shared_pool_selector")
     @classmethod
@@ -316,6 +323,8 @@ class ResolvedRecipe:
     use_shared_pool: bool
     pools: tuple[SharedPoolDescription, ...]
     placement: str | Literal[False] | None
+    disruption_budget: DisruptionBudget | None = None
+    termination_grace_period_seconds: int | None = None
 
     @property
     def total_gpus(self) -> int:
@@ -353,6 +362,7 @@ def _pool_summary(pool: SharedPoolDescription) -> dict[str, Any]:
         "gpusPerNode": pool.gpus_per_node,
         "acceleratorResource": pool.accelerator_resource,
         "taints": [str(taint) for taint in pool.taints or ()],
+        "spot": pool.spot,
     }
 
 
@@ -381,4 +391,6 @@ def resolve_recipe(args: RecipeArgs, name: str) -> ResolvedRecipe:
         use_shared_pool=args.use_shared_pool,
         pools=tuple(sorted(args.pools, key=lambda pool: pool.name)),
         placement=args.placement,
+        disruption_budget=args.disruption_budget,
+        termination_grace_period_seconds=args.termination_grace_period_seconds,
     )

@@ -41,13 +41,16 @@ from nodepools.specs.pool_settings import (
     single_zone,
 )
 from nodepools.specs.pools import (
+    SPOT_TAINT,
     PoolName,
     ResolvedPool,
     accelerator_taint,
+    check_spot,
     count_multiple_problem,
     effective_pool_name,
     flex_size_field,
 )
+from nodepools.specs.scaling import Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
@@ -65,17 +68,21 @@ def _check_selector(selector: str) -> str:
 Selector = Annotated[LabelValue, AfterValidator(_check_selector)]
 
 
-def default_shared_taints(accelerator: Accelerator | None) -> list[Taint]:
+def default_shared_taints(accelerator: Accelerator | None, spot: bool = False) -> list[Taint]:
     """The taints a shared pool has unless told otherwise: its accelerator's NoSchedule taint,
-    so only pods that request (and tolerate) the accelerator land on its nodes."""
-    return [accelerator_taint(accelerator)] if accelerator is not None else []
+    so only pods that request (and tolerate) the accelerator land on its nodes, and on spot
+    capacity `spot=true:PreferNoSchedule`, as a GpuSpotPool has (recipes placed on the pool
+    tolerate every taint it has; other pods keep off interruptible nodes)."""
+    taints = [accelerator_taint(accelerator)] if accelerator is not None else []
+    return [*taints, SPOT_TAINT] if spot else taints
 
 
 class SharedNodePoolArgs(SpecModel):
     """Args of `SharedNodePool`.
 
     Defaults: no selector; taint `<accelerator resource>=true:NoSchedule` on accelerator
-    shapes (given taints are added; one with the same key and effect replaces it).
+    shapes, and `spot=true:PreferNoSchedule` with `spot` (given taints are added; one with
+    the same key and effect replaces it).
     Field order matters: a field's validator sees only the fields declared above it.
     """
 
@@ -157,6 +164,14 @@ class SharedNodePoolArgs(SpecModel):
             )
         return None
 
+    spot: Spot | None = Field(
+        default=None,
+        description="Spot (EKS) or preemptible (OKE, VM shapes only) capacity when set; "
+        "default None (on-demand). A spot pool is also tainted `spot=true:PreferNoSchedule` "
+        "(unless `taints` has that key and effect), and recipes placed on it get a "
+        "PodDisruptionBudget (see the recipe's `disruption_budget`).",
+    )
+
     @field_validator("shape")
     @classmethod
     def _shape_of_the_cluster(cls, shape: str, info: ValidationInfo) -> str:
@@ -210,6 +225,12 @@ class SharedNodePoolArgs(SpecModel):
                 raise PathError(f'["{key}"]', problem)
         return labels
 
+    @field_validator("spot")
+    @classmethod
+    def _spot_supported(cls, spot: Spot | None, info: ValidationInfo) -> Spot | None:
+        check_spot(spot, info.data.get("cluster"), info.data.get("shape"))
+        return spot
+
     @field_validator("ocpus", "memory_gb")
     @classmethod
     def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
@@ -240,8 +261,10 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
         max_nodes=args.size,
         autoscaled=False,
         labels=dict(sorted(labels.items())),
-        taints=tuple(merge_taints(default_shared_taints(accelerator), args.taints)),
-        spot=None,
+        taints=tuple(
+            merge_taints(default_shared_taints(accelerator, args.spot is not None), args.taints)
+        ),
+        spot=args.spot,
         boot_volume_gb=args.boot_volume_gb
         or (args.boot_volume.size_gb if args.boot_volume else None)
         or default_boot_volume_gb(args.cluster, accelerator is not None),
@@ -282,7 +305,14 @@ class SharedPoolDescription(SpecModel):
     taints: Taints | None = Field(
         default=None,
         description="All taints of the pool's nodes; default None: the ones a SharedNodePool "
-        "has by default (`<accelerator resource>=true:NoSchedule` on accelerator shapes).",
+        "has by default (`<accelerator resource>=true:NoSchedule` on accelerator shapes, and "
+        "`spot=true:PreferNoSchedule` with `spot`).",
+    )
+    spot: bool = Field(
+        default=False,
+        description="Whether the pool's nodes are spot / preemptible capacity, which the cloud "
+        "can reclaim at any time; default false. Recipes placed on it get a "
+        "PodDisruptionBudget (the recipe's `disruption_budget`).",
     )
 
     @field_validator("gpus_per_node")
@@ -317,7 +347,7 @@ class SharedPoolDescription(SpecModel):
                 if self.accelerator_resource and self.gpus_per_node
                 else None
             )
-            object.__setattr__(self, "taints", default_shared_taints(accelerator))
+            object.__setattr__(self, "taints", default_shared_taints(accelerator, self.spot))
 
     @property
     def total_gpus(self) -> int:
@@ -334,4 +364,5 @@ def describe_shared_pool(pool: ResolvedPool) -> SharedPoolDescription:
         gpus_per_node=pool.accelerators_per_node,
         accelerator_resource=pool.accelerator.resource if pool.accelerator else None,
         taints=list(pool.taints),
+        spot=pool.spot is not None,
     )

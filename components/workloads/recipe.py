@@ -10,6 +10,7 @@ from nodepools.outputs import known_output
 from nodepools.specs.base import parse_spec
 from nodepools.specs.recipe_args import RecipeArgs, resolve_recipe
 from nodepools.workloads.placement import decide
+from nodepools.workloads.recipe_disruption import disruption_budget_manifest
 from nodepools.workloads.recipe_manifests import (
     deployment_manifest,
     recipe_scheduling,
@@ -29,6 +30,10 @@ class Recipe(pulumi.ComponentResource):
     what other recipes use) unless `placement` pins it; a fleet places all its recipes
     together and pins each. Recipes never parent or depend on pools: removing one never
     touches a pool, and a pool may be created after its recipes.
+
+    On spot capacity (placed on a pool with `spot`, or waiting for a matching spot pool) it
+    also gets a PodDisruptionBudget `<name>-pdb` selecting exactly its pods
+    (`disruption_budget`, default `minAvailable: 0`; null for none).
 
     Outputs: `placement` (pool name or None), `status` (`placed`, `waiting`, or
     `unshared` when `use_shared_pool` is false), `deployment_name`, `service_name` (or
@@ -61,6 +66,11 @@ class Recipe(pulumi.ComponentResource):
         built = build_recipe(
             name, deployment_manifest(recipe, scheduling), service_manifest(recipe), self
         )
+        budget = disruption_budget_manifest(recipe, decision)
+        if budget is not None:
+            from nodepools.backends.workloads import build_disruption_budget
+
+            build_disruption_budget(name, budget, self)
         self.resolved = recipe
         self.decision = decision
         self.placement = pulumi.Output.from_input(decision.pool_name)

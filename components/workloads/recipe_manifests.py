@@ -20,6 +20,7 @@ from nodepools.specs.labels import (
 from nodepools.specs.pools import accelerator_taint
 from nodepools.specs.recipe_args import ResolvedRecipe
 from nodepools.workloads.placement import Decision
+from nodepools.workloads.recipe_disruption import termination_settings
 
 # Pulumi waits for a Deployment to become available and for a Service to have endpoints.
 # A recipe's pods may rightly stay Pending (it waits for a pool, or its pool is created in
@@ -105,6 +106,7 @@ def deployment_manifest(recipe: ResolvedRecipe, scheduling: SchedulingInfo) -> d
         "nodeSelector": dict(scheduling.node_selector),
         "tolerations": [dict(t) for t in scheduling.tolerations],
         "containers": [_container(recipe, scheduling)],
+        **termination_settings(recipe),
     }
     return {
         "metadata": _metadata(recipe),

@@ -237,6 +237,22 @@ def recipe() -> None:
     )
 
 
+def recipe_on_spot() -> None:
+    from nodepools import Recipe, SharedNodePool
+
+    pool = SharedNodePool("a10g", {"cluster": EKS, "shape": "g5.12xlarge", "size": 1, "spot": {}})
+    Recipe(
+        "serve",
+        {
+            "image": "vllm/vllm-openai:v0.6.0",
+            "node_shape": "g5.12xlarge",
+            "pools": [pool],
+            "disruption_budget": {"max_unavailable": 1},
+            "termination_grace_period_seconds": 90,
+        },
+    )
+
+
 def karpenter_node_pool() -> None:
     from nodepools import KarpenterNodePool
 
@@ -422,6 +438,7 @@ COMPONENTS: dict[str, Callable[[], None]] = {
     "OkeClusterAutoscaler": oke_cluster_autoscaler,
     "SharedNodePool/oke": shared_node_pool,
     "Recipe/oke": recipe,
+    "Recipe/eks-spot": recipe_on_spot,
     "KarpenterNodePool": karpenter_node_pool,
     "KarpenterNodePool/wired": karpenter_node_pool_wired,
     "KueueQueues": kueue_queues,

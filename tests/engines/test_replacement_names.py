@@ -78,6 +78,9 @@ REVIEWED: dict[str, Callable[[CapturedResource], str | None]] = {
     ),
     # No physical name: an attachment is (role, policy ARN); a new role gets new ones.
     "aws:iam/rolePolicyAttachment:RolePolicyAttachment": lambda r: None,
+    # A recipe's budget is named after the recipe, in its namespace, like its Deployment:
+    # pulumi-kubernetes replaces a same-named object delete-before-replace.
+    "kubernetes:policy/v1:PodDisruptionBudget": _kubernetes,
 }
 
 

@@ -202,7 +202,9 @@ def test_fleet_governance_may_name_a_karpenter_pool():
         "kubernetes:core/v1:PodTemplate", "platforms-podtemplate-gpu-karpenter-a10g"
     ).inputs
     assert pod_template["template"]["spec"]["nodeSelector"] == {POOL_LABEL: "gpu-karpenter"}
-    assert run_policies(policy_inputs(capture)) == []
+    # A spot NodePool: clean once Karpenter's interruption queue is declared.
+    declared = {"karpenter-spot-interruption": {"interruptionQueueConfigured": True}}
+    assert run_policies(policy_inputs(capture), config=declared) == []
 
 
 def test_fleet_quota_above_a_karpenter_pools_limit_is_refused_with_its_config_path():

@@ -282,7 +282,7 @@ def test_cli_diff_exit_status_and_formats(tmp_path, capsys):
                 str(base_dir / "dev.json"),
             ]
         )
-        == 1
+        == 3  # valid and changed; 1 is kept for a plan that failed
     )
     assert "gpu-spot" in capsys.readouterr().out
     (tmp_path / "bad.json").write_text('{"schema_version": 99}')
@@ -313,3 +313,27 @@ def test_out_writes_the_json_plan_and_the_capacity_chart(tmp_path):
 def test_the_readme_shows_the_sample_comment_as_the_code_writes_it():
     golden = (ROOT / "tests/golden/plan/review/dev.diff.md").read_text()
     assert golden.replace(MARKER + "\n", "", 1) in (ROOT / "README.md").read_text()
+
+
+def _undescribed(node: Any, path: str = "") -> list[str]:
+    """Properties of the schema (at any depth) without a description."""
+    missing: list[str] = []
+    if isinstance(node, dict):
+        for name, sub in node.get("properties", {}).items():
+            if "description" not in sub:
+                missing.append(f"{path}.{name}")
+            missing += _undescribed(sub, f"{path}.{name}")
+        for key in ("items", "additionalProperties"):
+            missing += _undescribed(node.get(key), f"{path}[]")
+        for key in ("oneOf", "anyOf"):
+            for sub in node.get(key, []):
+                missing += _undescribed(sub, path)
+        for name, sub in node.get("$defs", {}).items():
+            if "description" not in sub:
+                missing.append(f"$defs.{name}")
+            missing += _undescribed(sub, f"$defs.{name}")
+    return missing
+
+
+def test_every_field_of_the_schema_is_described():
+    assert _undescribed(json.loads(SCHEMA_PATH.read_text())) == []

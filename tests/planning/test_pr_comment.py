@@ -24,15 +24,32 @@ PLAN_ALL = ROOT / ".github" / "scripts" / "plan-all.sh"
 TOKEN = "ghs_example-token-that-must-not-leak"
 
 
-class FakeGitHub:
-    """Issue comments of one repository, with pagination, as the REST API serves them."""
+ACTIONS_BOT = "github-actions[bot]"
 
-    def __init__(self) -> None:
+
+class FakeGitHub:
+    """Issue comments of one repository, with pagination, as the REST API serves them.
+
+    `token_user` is who the token comments as: None for an installation token such as the
+    workflow's GITHUB_TOKEN (comments by `github-actions[bot]`, `GET /user` refused with 403),
+    or a user's login for a personal token (`GET /user` answers it)."""
+
+    def __init__(self, token_user: str | None = None) -> None:
+        self.token_user = token_user
         self.comments: list[dict[str, Any]] = [
-            {"id": i, "body": f"an unrelated comment {i}", "html_url": f"https://x/{i}"}
+            {
+                "id": i,
+                "body": f"an unrelated comment {i}",
+                "html_url": f"https://x/{i}",
+                "user": {"login": "someone"},
+            }
             for i in range(1, 131)  # more than one page of 100
         ]
         self.requests: list[tuple[str, str, str | None]] = []
+
+    @property
+    def author(self) -> str:
+        return self.token_user or ACTIONS_BOT
 
     def handler(self) -> type[BaseHTTPRequestHandler]:
         github = self
@@ -63,6 +80,12 @@ class FakeGitHub:
                 if not self._authorised():
                     return
                 path, _, query = self.path.partition("?")
+                if path == "/user":
+                    if github.token_user is None:
+                        self._reply(403, {"message": "Resource not accessible by integration"})
+                    else:
+                        self._reply(200, {"login": github.token_user})
+                    return
                 assert path == "/repos/acme/platform/issues/7/comments"
                 params = dict(p.split("=") for p in query.split("&"))
                 size, page = int(params["per_page"]), int(params["page"])
@@ -76,6 +99,7 @@ class FakeGitHub:
                     "id": 1000 + len(github.comments),
                     "body": self._body()["body"],
                     "html_url": "https://github.example/acme/platform/pull/7#new",
+                    "user": {"login": github.author},
                 }
                 github.comments.append(comment)
                 self._reply(201, comment)
@@ -85,15 +109,19 @@ class FakeGitHub:
                     return
                 comment_id = int(self.path.rsplit("/", 1)[-1])
                 [comment] = [c for c in github.comments if c["id"] == comment_id]
+                if comment["user"]["login"] != github.author:
+                    # GitHub refuses to let a token edit another user's comment.
+                    self._reply(403, {"message": "Resource not accessible by integration"})
+                    return
                 comment["body"] = self._body()["body"]
                 self._reply(200, comment)
 
         return Handler
 
 
-@pytest.fixture
-def github() -> Iterator[tuple[FakeGitHub, str]]:
-    fake = FakeGitHub()
+@pytest.fixture(params=[None], ids=["installation-token"])
+def github(request: pytest.FixtureRequest) -> Iterator[tuple[FakeGitHub, str]]:
+    fake = FakeGitHub(token_user=request.param)
     server = ThreadingHTTPServer(("127.0.0.1", 0), fake.handler())
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -187,3 +215,50 @@ def test_a_refusal_is_reported_without_the_token(plans, github):
     assert result.returncode == 2
     assert "GitHub answered 401" in result.stderr and "Bad credentials" in result.stderr
     assert TOKEN not in result.stderr + result.stdout
+
+
+def _ours(fake: FakeGitHub) -> list[dict[str, Any]]:
+    return [c for c in fake.comments if c["body"].startswith(MARKER)]
+
+
+def test_a_marked_comment_by_someone_else_is_never_edited(plans, github):
+    fake, url = github
+    base, head = plans
+    # Someone quoted an old plan comment, marker included, before the bot first posted.
+    fake.comments.insert(
+        5, {"id": 9001, "body": f"{MARKER}\nquoted", "html_url": "q", "user": {"login": "mallory"}}
+    )
+    for _ in range(2):
+        result = _run(base, head, GITHUB_TOKEN=TOKEN, GITHUB_API_URL=url)
+        assert result.returncode == 0, result.stderr
+    quoted, mine = _ours(fake)
+    assert quoted["body"] == f"{MARKER}\nquoted" and quoted["user"]["login"] == "mallory"
+    assert mine["user"]["login"] == ACTIONS_BOT and "A10G max +4" in mine["body"]
+    methods = [m for m, path, _ in fake.requests if path != "/user"]
+    assert methods.count("POST") == 1 and methods.count("PATCH") == 1
+    # GITHUB_TOKEN can't read GET /user: the Actions bot is taken as the author.
+    assert [m for m, path, _ in fake.requests if path == "/user"] == ["GET", "GET"]
+
+
+def test_the_workflows_author_is_used_without_asking_github(plans, github):
+    fake, url = github
+    base, head = plans
+    result = _run(base, head, GITHUB_TOKEN=TOKEN, GITHUB_API_URL=url, COMMENT_AUTHOR=ACTIONS_BOT)
+    assert result.returncode == 0, result.stderr
+    assert [path for _, path, _ in fake.requests if path == "/user"] == []
+    assert [c["user"]["login"] for c in _ours(fake)] == [ACTIONS_BOT]
+
+
+@pytest.mark.parametrize("github", ["plan-bot"], ids=["personal-token"], indirect=True)
+def test_a_personal_token_edits_its_own_users_comment(plans, github):
+    fake, url = github
+    base, head = plans
+    # The Actions bot's comment (an earlier workflow) is not this token's to edit.
+    fake.comments.append(
+        {"id": 9002, "body": f"{MARKER}\nold", "html_url": "o", "user": {"login": ACTIONS_BOT}}
+    )
+    for _ in range(2):
+        result = _run(base, head, GITHUB_TOKEN=TOKEN, GITHUB_API_URL=url)
+        assert result.returncode == 0, result.stderr
+    assert sorted(c["user"]["login"] for c in _ours(fake)) == [ACTIONS_BOT, "plan-bot"]
+    assert [m for m, _, _ in fake.requests].count("PATCH") == 1

@@ -606,6 +606,64 @@ RESOURCE_CASES = [
         ),
         0,
     ),
+    # karpenter-spot-interruption
+    Case("karpenter-on-demand-only", "karpenter-spot-interruption", (karpenter_node_pool(),), 0),
+    Case(
+        "karpenter-spot-without-interruption-queue",
+        "karpenter-spot-interruption",
+        (
+            karpenter_node_pool(
+                requirements=[requirement("karpenter.sh/capacity-type", "In", "spot", "on-demand")]
+            ),
+        ),
+        1,
+        mentions="settings.interruptionQueue",
+    ),
+    Case(
+        "karpenter-spot-with-interruption-queue-declared",
+        "karpenter-spot-interruption",
+        (
+            karpenter_node_pool(
+                requirements=[requirement("karpenter.sh/capacity-type", "In", "spot")]
+            ),
+        ),
+        0,
+        config={"karpenter-spot-interruption": {"interruptionQueueConfigured": True}},
+    ),
+    Case(
+        "karpenter-capacity-type-exists-allows-spot",
+        "karpenter-spot-interruption",
+        (karpenter_node_pool(requirements=[requirement("karpenter.sh/capacity-type", "Exists")]),),
+        1,
+        mentions="karpenter.sh/capacity-type Exists",
+    ),
+    Case(
+        "karpenter-capacity-type-not-on-demand-allows-spot",
+        "karpenter-spot-interruption",
+        (
+            karpenter_node_pool(
+                requirements=[requirement("karpenter.sh/capacity-type", "NotIn", "on-demand")]
+            ),
+        ),
+        1,
+        mentions='{"karpenter-spot-interruption": {"interruptionQueueConfigured": true}}',
+    ),
+    Case(
+        "karpenter-no-capacity-type-is-on-demand",
+        "karpenter-spot-interruption",
+        (
+            karpenter_node_pool(
+                requirements=[requirement("karpenter.k8s.aws/instance-family", "In", "p5")]
+            ),
+        ),
+        0,
+    ),
+    Case(
+        "eks-spot-node-group-is-not-karpenter",
+        "karpenter-spot-interruption",
+        (eks_node_group(capacity_type="SPOT", taints=[GPU_TAINT, SPOT_TAINT]),),
+        0,
+    ),
     # spot-max-price
     Case(
         "rosa-spot-price-within-default",

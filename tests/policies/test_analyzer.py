@@ -55,6 +55,7 @@ EXPECTED_POLICIES = {
     "bare-metal-boot-volume": ("mandatory", "resource", {"minBootVolumeGb"}),
     "autoscaling-max-nodes": ("mandatory", "resource", {"maxNodes"}),
     "karpenter-limits": ("advisory", "resource", set()),
+    "karpenter-spot-interruption": ("advisory", "resource", {"interruptionQueueConfigured"}),
     "spot-max-price": ("mandatory", "resource", {"maxPricePerHour"}),
     "pool-hourly-budget": ("advisory", "resource", {"maxPoolHourlyCost"}),
     "restricted-label-domains": ("mandatory", "resource", {"allowedKeys"}),
