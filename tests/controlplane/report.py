@@ -18,6 +18,7 @@ ORDER = (
     "recipe pods bound",
     "device DaemonSet pods bound on served pools",
     "device DaemonSet pods refused without their tolerations",
+    "device DaemonSet pods kept off pools they do not serve",
     "ValidatingAdmissionPolicy denials checked",
     "Kueue controller: Jobs admitted / borrowing / held",
     "Karpenter (KWOK): NodeClaims launched from our NodePools",
