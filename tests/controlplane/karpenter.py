@@ -119,15 +119,21 @@ def instance_types() -> list[dict[str, Any]]:
 
 
 def kwok_node_pool(manifest: dict[str, Any]) -> dict[str, Any]:
-    """Our rendered NodePool with its node class reference bridged to the KWOK node class."""
+    """Our rendered NodePool with its node class reference bridged to the KWOK node class.
+
+    `minValues` on an AWS instance label is dropped: the KWOK provider builds each instance
+    type's own requirements from a fixed set of keys (its karpenter.kwok.sh labels), and
+    Karpenter counts minValues over those, not over offering requirements, so no AWS label
+    could ever reach a minValues > 1 here (Karpenter: "minValues requirement is not met")."""
     template = manifest["spec"]["template"]
-    return {
-        **manifest,
-        "spec": {
-            **manifest["spec"],
-            "template": {**template, "spec": {**template["spec"], "nodeClassRef": NODE_CLASS}},
-        },
-    }
+    requirements = [
+        {k: v for k, v in r.items() if not (k == "minValues" and r["key"].startswith(AWS_GROUP))}
+        for r in template["spec"].get("requirements", [])
+    ]
+    spec = {**template["spec"], "nodeClassRef": NODE_CLASS}
+    if requirements:
+        spec["requirements"] = requirements
+    return {**manifest, "spec": {**manifest["spec"], "template": {**template, "spec": spec}}}
 
 
 def start_karpenter(plane: ControlPlane) -> subprocess.Popen[bytes]:
@@ -149,6 +155,8 @@ def start_karpenter(plane: ControlPlane) -> subprocess.Popen[bytes]:
             "--batch-idle-duration=1s",
             "--batch-max-duration=3s",
             "--log-level=debug",
+            # static NodePools (`replicas`) are behind this gate in this release
+            "--feature-gates=StaticCapacity=true",
         ],
         env={"KUBECONFIG": str(kubeconfig(plane)), "SYSTEM_NAMESPACE": "kube-system"},
     )

@@ -75,7 +75,13 @@ KARPENTER_MORE: dict[str, dict[str, Any]] = {
             {"key": "example.com/legacy-hardware", "operator": "DoesNotExist"},
         ],
     },
-    "static": {"node_class_name": "default", "replicas": 3, "limits": {"nodes": 5}},
+    # The KWOK provider launches a static NodeClaim only with an instance-type requirement.
+    "static": {
+        "node_class_name": "default",
+        "replicas": 3,
+        "limits": {"nodes": 5},
+        "instance_types": ["m5.large", "m5.xlarge"],
+    },
     "gpu-by-requirements": {
         "node_class_name": "default",
         "requirements": [

@@ -226,14 +226,30 @@ def _wait(what: str, check: Any, plane: ControlPlane, timeout: float = 90) -> An
     )
 
 
-@pytest.mark.parametrize("stack", _karpenter_stacks())
+# Pools of tests/controlplane/test_component_objects.py that Karpenter's examples do not show.
+PROGRAMS = ("gpu-by-requirements", "static")
+
+
+def _capture(source: str) -> Any:
+    if source in PROGRAMS:
+        from functools import partial
+
+        from nodepools.offline import run
+
+        from tests.controlplane.test_component_objects import KARPENTER_MORE, karpenter_program
+
+        return run(partial(karpenter_program, source, KARPENTER_MORE[source]))
+    return run_on("offline", STACKS, stack=source, config=stack_config(source))
+
+
+@pytest.mark.parametrize("stack", [*_karpenter_stacks(), *PROGRAMS])
 def test_karpenter_launches_nodes_from_our_node_pools(
     stack: str, karpenter: ControlPlane, api_client: Any, dynamic_client: Any
 ) -> None:
     from kubernetes import client
 
     core = client.CoreV1Api(api_client)
-    capture = run_on("offline", STACKS, stack=stack, config=stack_config(stack))
+    capture = _capture(stack)
     objects, _ = kube_objects(capture, stack)
     node_pools = {
         o.manifest["metadata"]["name"]: o.manifest
@@ -249,21 +265,25 @@ def test_karpenter_launches_nodes_from_our_node_pools(
     for pool in pools:
         manifest = kwok_node_pool(node_pools[pool.name])
         apply(dynamic_client, KubeObject(f"{stack}: {pool.name} (KWOK)", manifest), dry_run=False)
-        probe = f"{stack}-{pool.name}"[:63]
-        pod = probe_pod(probe, pool.scheduling_info)
-        pod["metadata"]["namespace"] = NAMESPACE
-        core.create_namespaced_pod(NAMESPACE, pod)
+        replicas = manifest["spec"].get("replicas")
+        if replicas is None:  # a static NodePool keeps `replicas` nodes without pending pods
+            probe = f"{stack}-{pool.name}"[:63]
+            pod = probe_pod(probe, pool.scheduling_info)
+            pod["metadata"]["namespace"] = NAMESPACE
+            core.create_namespaced_pod(NAMESPACE, pod)
 
-        def launched(name: str = pool.name) -> dict[str, Any] | None:
-            for item in claims.get(label_selector=f"{POOL_LABEL}={name}").to_dict()["items"]:
-                node_name = item.get("status", {}).get("nodeName")
-                if node_name:
-                    return item
-            return None
+        def launched(name: str = pool.name, want: int = replicas or 1) -> list[dict[str, Any]]:
+            items = claims.get(label_selector=f"{POOL_LABEL}={name}").to_dict()["items"]
+            with_nodes = [i for i in items if i.get("status", {}).get("nodeName")]
+            return with_nodes if len(with_nodes) >= want else []
 
-        claim = _wait(
-            f"{stack}: a NodeClaim of NodePool {pool.name} with its Node", launched, karpenter
+        found = _wait(
+            f"{stack}: {replicas or 1} NodeClaim(s) of NodePool {pool.name} with their Nodes",
+            launched,
+            karpenter,
         )
+        assert len(found) == (replicas or 1), [c["metadata"]["name"] for c in found]
+        claim = found[0]
         node = core.read_node(claim["status"]["nodeName"])
         labels = node.metadata.labels or {}
         template = manifest["spec"]["template"]
@@ -281,4 +301,4 @@ def test_karpenter_launches_nodes_from_our_node_pools(
         # the node's labels); only the not-ready taint, which no kubelet lifts here, keeps it pending.
         selector = pool.scheduling_info["nodeSelector"]
         assert all(labels.get(k) == v for k, v in selector.items()), (selector, labels)
-        count("Karpenter (KWOK): NodeClaims launched from our NodePools")
+        count("Karpenter (KWOK): NodeClaims launched from our NodePools", len(found))
