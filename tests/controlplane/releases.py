@@ -75,14 +75,32 @@ def daemon_pods(inputs: dict[str, Any]) -> list[DaemonPod]:
             )
         ]
     elif chart == "amd-gpu":
+        # A null removes a chart default key from the merged map (Helm): not a selector.
         selector = values.get("node_selector") if values.get("node_selector_enabled") else None
+        selector = {k: v for k, v in (selector or {}).items() if v is not None}
         found = [("device-plugin", _fragment(values.get("tolerations"), selector))]
     elif chart == "neuron-helm-chart":
         plugin = values.get("devicePlugin", {})
+        # The chart's DaemonSet selects nodes by instance type, from `neuronInstances`.
+        affinity = None
+        if values.get("neuronInstances"):
+            terms = [
+                {
+                    "matchExpressions": [
+                        {"key": key, "operator": "In", "values": values["neuronInstances"]}
+                    ]
+                }
+                for key in ("node.kubernetes.io/instance-type",)
+            ]
+            affinity = {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
+                }
+            }
         found = [
             (
                 "device-plugin",
-                _fragment(plugin.get("tolerations"), plugin.get("nodeSelector"), None),
+                _fragment(plugin.get("tolerations"), plugin.get("nodeSelector"), affinity),
             )
         ]
     else:
@@ -94,7 +112,13 @@ def daemon_pods(inputs: dict[str, Any]) -> list[DaemonPod]:
         DaemonPod(
             release=inputs["name"],
             workload=workload,
-            namespace=inputs.get("namespace") or "default",
+            namespace=(
+                values.get("devicePlugin", {}).get("namespaceOverride")
+                if chart == "neuron-helm-chart"
+                else None
+            )
+            or inputs.get("namespace")
+            or "default",
             create_namespace=bool(inputs.get("createNamespace")),
             fragment=fragment,
         )

@@ -37,6 +37,8 @@ from tests.governance.test_kueue_queues import EXAMPLES as KUEUE_EXAMPLES
 from tests.governance.test_kueue_queues import _args as kueue_args
 from tests.governance.test_kueue_queues import _documents as kueue_documents
 from tests.test_karpenter_upstream import EXAMPLES as KARPENTER_EXAMPLES
+from tests.test_karpenter_upstream import _documents as karpenter_documents
+from tests.test_karpenter_upstream import _pool_args as karpenter_pool_args
 
 
 def kueue_program(example: str) -> None:
@@ -49,6 +51,21 @@ def karpenter_program(name: str, args: dict[str, Any]) -> None:
     from nodepools import KarpenterNodePool
 
     KarpenterNodePool(name, args)
+
+
+def karpenter_example_program(example: str) -> None:
+    """Every NodePool of an upstream example file as tests/test_karpenter_upstream.py writes
+    it (the first pool naming a node class creates it, later ones name it)."""
+    from nodepools import KarpenterNodePool
+
+    documents = karpenter_documents(example)
+    classes = {d["metadata"]["name"]: d for d in documents if d["kind"] == "EC2NodeClass"}
+    created: set[str] = set()
+    for i, doc in enumerate(d for d in documents if d["kind"] == "NodePool"):
+        class_name = doc["spec"]["template"]["spec"]["nodeClassRef"]["name"]
+        node_class = None if class_name in created else classes[class_name]
+        created.add(class_name)
+        KarpenterNodePool(f"example-{i}", karpenter_pool_args(doc, node_class))
 
 
 # What Karpenter's examples do not show, each a pool our validator accepts.
@@ -97,19 +114,11 @@ KARPENTER_MORE: dict[str, dict[str, Any]] = {
 }
 
 
-def _karpenter_name(example: str) -> str:
-    # Pool names start with a letter (100-cpu-limit.yaml); upstream names them all `default`.
-    return f"example-{example.removesuffix('.yaml')}"
-
-
 PROGRAMS: dict[str, Callable[[], None]] = {
     **{f"kueue {example}": partial(kueue_program, example) for example in sorted(KUEUE_EXAMPLES)},
     **{
-        # As the upstream test writes them: no identity label, as upstream's examples.
-        f"karpenter {example}": partial(
-            karpenter_program, _karpenter_name(example), {**args, "identity_label": False}
-        )
-        for example, args, _, _ in KARPENTER_EXAMPLES
+        f"karpenter {example}": partial(karpenter_example_program, example)
+        for example in KARPENTER_EXAMPLES
     },
     **{
         f"karpenter {name}": partial(karpenter_program, name, args)
@@ -238,8 +247,7 @@ def _restricted_label(m: dict[str, Any]) -> None:
 
 
 def _disruption_without_consolidate_after(m: dict[str, Any]) -> None:
-    m["spec"]["disruption"].pop("consolidateAfter", None)
-    m["spec"]["disruption"]["consolidationPolicy"] = "WhenEmpty"
+    m["spec"]["disruption"] = {"consolidationPolicy": "WhenEmpty"}
 
 
 def _taint_bad_effect(m: dict[str, Any]) -> None:

@@ -299,6 +299,7 @@ def test_org_quotas_queues_admit_borrow_inside_the_cohort_and_make_the_rest_wait
     message = _wait(
         "the Job over quota pending", lambda: _pending_message("waits", dynamic_client), kueue
     )
+    print(f"the Job over quota waits: {message}")
     time.sleep(2)  # a few more scheduling cycles: it still waits
     assert not admitted("waits"), message
     outsider_usage = _gpus(_cluster_queue(dynamic_client, "outside-the-cohort"), "total")
@@ -314,6 +315,7 @@ def test_org_quotas_queues_admit_borrow_inside_the_cohort_and_make_the_rest_wait
         kueue,
     )
     assert _suspended(batch, PROJECT, "too-big"), too_big
+    print(f"the Job bigger than the cohort waits: {too_big}")
     count("Kueue controller: Jobs admitted / borrowing / held", 3 + len(fillers) + 2)
 
 

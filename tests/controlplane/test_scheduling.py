@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from nodepools.offline import Capture
 from nodepools.planning.sections import pool_components
+from nodepools.specs.instance_types import instance_type
 from nodepools.specs.labels import POOL_LABEL
 
 from tests.conftest import EKS, OKE
@@ -71,7 +72,7 @@ def pool_node(stack: str, capture: Capture, component: Any) -> Pool:
     labels = {**spec.get("labels", {}), "kubernetes.io/hostname": name}
     if component.type == "nodepools:index:KarpenterNodePool":
         labels[KARPENTER_POOL_LABEL] = spec["poolName"]
-    elif spec.get("instanceType"):
+    if instance_type(spec.get("instanceType")) is not None:  # not "families c5,m5,r5"
         labels[INSTANCE_TYPE_LABEL] = spec["instanceType"]  # the kubelet's well-known label
     resources = {"cpu": "192", "memory": "2Ti", "pods": "110", "ephemeral-storage": "1Ti"}
     if spec.get("acceleratorResource"):
@@ -79,6 +80,10 @@ def pool_node(stack: str, capture: Capture, component: Any) -> Pool:
             info.get("resources", {}).get("limits", {}).values()
         )
         resources[spec["acceleratorResource"]] = str(per_node)
+    # Other extended resources the scheduling info asks for (EFA interfaces: the EFA device
+    # plugin advertises them on the pool's nodes).
+    for resource, amount in info.get("resources", {}).get("limits", {}).items():
+        resources.setdefault(resource, str(amount))
     node = {
         "apiVersion": "v1",
         "kind": "Node",
@@ -222,6 +227,8 @@ def device_plugin_program() -> None:
             "size": 1,
             "boot_volume_gb": 200,
             "taints": [{"key": "amd.com/gpu", "value": "true", "effect": "NoSchedule"}],
+            # what AcceleratorStack's `node_labels` output asks a program to add
+            "labels": {"nodepools.dev/device-software": "amd-gpu"},
         },
     )
     AcceleratorStack(
@@ -254,11 +261,24 @@ def test_accelerator_stack_daemonsets_run_on_the_pools_they_serve(
 
 
 # The release of an AcceleratorStack that serves a pool, by the software the pool gets
-# (release names are the component's child names: public API).
-def _release_name(stack: str, pool: str, software: str) -> str:
+# (release names are the component's child names: public API); None for OKE's add-ons,
+# which are OCI resources the API server here never sees.
+def _release_name(stack: str, software: str) -> str | None:
+    if software.endswith("-oke-addon"):
+        return None
     if software.startswith("nvidia-"):
         return f"{stack}-nvidia"
-    return {"amd-gpu": f"{stack}-amd-{pool}", "neuron": f"{stack}-neuron-{pool}"}[software]
+    return {"amd-gpu": f"{stack}-amd", "neuron": f"{stack}-neuron"}[software]
+
+
+def _pod_name(*parts: str) -> str:
+    """A pod name from PARTS, unique and at most 63 characters."""
+    import hashlib
+
+    name = "-".join(parts)
+    if len(name) <= 63:
+        return name
+    return f"{name[:52].rstrip('-')}-{hashlib.sha1(name.encode()).hexdigest()[:10]}"
 
 
 def _daemon_pod(
@@ -283,14 +303,25 @@ def device_pods(stack: str, capture: Capture, pools: list[Pool], core: Any) -> t
     bound = refused = 0
     for component in capture.components(ACCELERATOR_STACK):
         releases = {r.name: r for r in capture.descendants(component.urn) if r.type == RELEASE}
-        advertised = capture.outputs_of(component).get("advertised") or {}
+        outputs = capture.outputs_of(component)
+        advertised = outputs.get("advertised") or {}
         for pool_name, what in sorted(advertised.items()):
             pool = by_name.get(pool_name)
             if pool is None:  # a pool given to the stack by value, not built in this program
                 continue
-            release = releases[_release_name(component.name, pool_name, what["software"])]
+            # The labels the device software needs on the pool's nodes are there.
+            needed = (outputs.get("node_labels") or {}).get(pool_name, {})
+            have = pool.node["metadata"]["labels"]
+            missing = {k: v for k, v in needed.items() if have.get(k) != v}
+            assert not missing, (
+                f"{stack}: pool {pool_name} lacks the labels {missing} its device software needs"
+            )
+            name_of_release = _release_name(component.name, what["software"])
+            if name_of_release is None:
+                continue
+            release = releases[name_of_release]
             for daemon in daemon_pods(release.inputs):
-                name = f"{pool.node_name}-{daemon.name}"[:63].rstrip("-")
+                name = _pod_name(pool.node_name, daemon.name)
                 core.create_namespaced_pod(
                     NAMESPACE, _daemon_pod(name, daemon.fragment, pool.node_name, tolerate=True)
                 )
@@ -302,7 +333,7 @@ def device_pods(stack: str, capture: Capture, pools: list[Pool], core: Any) -> t
                 bound += 1
                 hard = [t for t in pool.node["spec"]["taints"] if t["effect"] != "PreferNoSchedule"]
                 if hard and daemon.fragment.get("tolerations"):
-                    bare = f"{name}-bare"[:63]
+                    bare = _pod_name(pool.node_name, daemon.name, "bare")
                     core.create_namespaced_pod(
                         NAMESPACE,
                         _daemon_pod(bare, daemon.fragment, pool.node_name, tolerate=False),
@@ -319,7 +350,7 @@ def device_pods(stack: str, capture: Capture, pools: list[Pool], core: Any) -> t
                 for daemon in daemon_pods(release.inputs):
                     if not ({"nodeSelector", "affinity"} & daemon.fragment.keys()):
                         continue
-                    name = f"{other.node_name}-{daemon.name}-off"[:63].rstrip("-")
+                    name = _pod_name(other.node_name, daemon.name, "off")
                     core.create_namespaced_pod(
                         NAMESPACE,
                         _daemon_pod(name, daemon.fragment, other.node_name, tolerate=True),

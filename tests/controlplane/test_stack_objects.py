@@ -49,7 +49,10 @@ def lost_fields(sent: Any, stored: Any, path: str = "") -> list[str]:
         for key, value in sent.items():
             where = f"{path}.{key}"
             if key not in stored:
-                lost.append(where)
+                # omitempty: the server drops an empty value (a toleration's `value: ""`),
+                # which means the same as none.
+                if value not in ("", None, [], {}):
+                    lost.append(where)
             elif key in _QUANTITY_KEYS:
                 lost += (
                     [f"{where}.{k}" for k in (value or {}) if k not in (stored[key] or {})]
