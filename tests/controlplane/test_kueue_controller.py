@@ -27,6 +27,7 @@ server never calls the conversion webhook either.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -51,7 +52,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def kueue(
     control_plane: ControlPlane, api_client: Any, dynamic_client: Any, installed_crds: list[str]
-) -> ControlPlane:
+) -> Iterator[ControlPlane]:
     """Kueue's full CRD set from its module (replacing the vendored subset: same release),
     its namespace, and the manager running."""
     from kubernetes import client
@@ -75,8 +76,11 @@ def kueue(
     for kind, name in WEBHOOK_CONFIGURATIONS:
         create = getattr(admission, f"create_{_snake(kind)}")
         create({"metadata": {"name": name}, "webhooks": []})
-    start_kueue(control_plane, webhook_port, api_client)
-    return control_plane
+    proc = start_kueue(control_plane, webhook_port, api_client)
+    # Stopped with the module: a running Kueue would put finalizers on the queues and
+    # flavors later tests apply and delete.
+    yield control_plane
+    control_plane.stop_one(proc)
 
 
 def _snake(kind: str) -> str:
