@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv plan test lint typecheck unit bench bench-instructions clean cluster-tools cluster-tools-if-go kueue-controller
+.PHONY: venv plan test lint typecheck unit bench bench-instructions clean cluster-tools cluster-tools-if-go kueue-controller karpenter-kwok
 
 venv: $(STAMP)
 
@@ -41,6 +41,11 @@ cluster-tools:
 # which is skipped without it. Not built by `make test` or CI (minutes cold).
 kueue-controller:
 	bash scripts/kueue_controller.sh
+
+# Optional: Karpenter's controller with its KWOK cloud provider (pinned KARPENTER=), for
+# tests/controlplane/test_karpenter_kwok.py, which is skipped without it. Not built by `make test` or CI.
+karpenter-kwok:
+	bash scripts/karpenter_kwok.sh
 
 # `make test` builds them when Go is there (cached: instant once built), says so when it is not.
 cluster-tools-if-go:

@@ -66,10 +66,19 @@ class ControlPlane:
     server: str = ""
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
-    def start(self, name: str, argv: list[str]) -> subprocess.Popen[bytes]:
-        """Start a binary in its own process group, its output in workdir/NAME.log."""
+    def start(
+        self, name: str, argv: list[str], env: dict[str, str] | None = None
+    ) -> subprocess.Popen[bytes]:
+        """Start a binary in its own process group, its output in workdir/NAME.log (ENV
+        added to the environment)."""
         log = (self.workdir / f"{name}.log").open("wb")
-        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env={**os.environ, **env} if env else None,
+        )
         log.close()
         self.processes.append(proc)
         return proc
@@ -95,6 +104,20 @@ class ControlPlane:
                     os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(timeout=10)
         self.processes.clear()
+
+    def stop_one(self, proc: subprocess.Popen[bytes]) -> None:
+        """Kill one process group this plane started (SIGTERM, then SIGKILL after 10 s)."""
+        if proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+        if proc in self.processes:
+            self.processes.remove(proc)
 
 
 def _wait_ready(

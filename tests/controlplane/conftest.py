@@ -95,3 +95,14 @@ def scheduler(control_plane: ControlPlane) -> ControlPlane:
     """The real kube-scheduler, running against the session's API server."""
     start_scheduler(control_plane)
     return control_plane
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """What reached the real API server and scheduler in this run (nothing when skipped)."""
+    from tests.controlplane.report import summary_lines
+
+    lines = summary_lines()
+    if lines:
+        terminalreporter.section("real control plane: what the servers checked")
+        for line in lines:
+            terminalreporter.write_line(line)

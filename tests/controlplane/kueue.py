@@ -72,7 +72,7 @@ def with_conversion(crd: dict[str, Any], webhook_port: int) -> dict[str, Any]:
     }
 
 
-def start_kueue(plane: ControlPlane, webhook: int, api_client: Any) -> None:
+def start_kueue(plane: ControlPlane, webhook: int, api_client: Any) -> subprocess.Popen[bytes]:
     """The manager with the Job integration and no leader election; returns once its health
     probe answers. Its internal certificate management runs as in a real install (it makes
     the serving certificates, keeps them in a Secret and injects its CA into Kueue's webhook
@@ -107,6 +107,7 @@ def start_kueue(plane: ControlPlane, webhook: int, api_client: Any) -> None:
     # see its certificates there; the kubelet's part is played here.
     _mount_secret(plane, proc, api_client, certs)
     _wait_ready(plane, f"http://127.0.0.1:{health}/healthz", "kueue", proc, timeout=180)
+    return proc
 
 
 def _mount_secret(

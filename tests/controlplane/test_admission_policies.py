@@ -93,6 +93,9 @@ def test_a_pod_over_the_platforms_gpus_is_denied_with_our_message(
     assert over_limit_denial is not None, "a pod asking an A100 node for 9 GPUs was admitted"
     assert "GPU request 9 is more than a node has (8)" in over_limit_denial, over_limit_denial
     assert "ValidatingAdmissionPolicy" in over_limit_denial, over_limit_denial
+    from tests.controlplane.report import count
+
+    count("ValidatingAdmissionPolicy denials checked")
 
 
 def test_a_pod_within_the_platform_is_admitted(

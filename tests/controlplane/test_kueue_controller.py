@@ -1,19 +1,33 @@
-"""Kueue's own controller manager against the test API server: the org-quotas stack's
-ClusterQueues become Active, a Job within a project's quota is admitted (unsuspended), one
-above it waits, and a Job that needs more than its own quota borrows idle quota of its
-cohort.
+"""Kueue's own controller manager against the test API server, with the org-quotas stack's
+queues (two department cohorts under one organisation cohort, every project over-quota):
+
+- all of the stack's ClusterQueues become Active;
+- a Job within its project's nominal quota is admitted (unsuspended) without borrowing;
+- a second one, over the project's nominal quota, is admitted by borrowing the cohort's idle
+  quota (the ClusterQueue's status shows the borrowed GPUs);
+- more Jobs fill the cohort until its quota is exhausted: the next Job over quota waits
+  (QuotaReserved False) although a ClusterQueue outside the cohort has idle GPUs of the same
+  flavor, the project has then borrowed exactly the rest of the cohort's nominal quota and
+  nothing more (borrowing stays inside the cohort), and the waiting Job is admitted as soon
+  as one of the fillers is deleted (it waited for quota, it was not impossible);
+- a Job bigger than the whole cohort stays pending.
 
 Optional: runs when `make kueue-controller` has built `kueue` (the pinned release, from the
 Go module proxy) into the cluster-tools cache; skipped otherwise, even in CI (building it
 cold takes minutes the CI budget keeps for the required tools). Kueue's CRDs are installed
-from the same module, so the CRDs match the controller; its webhooks are not registered with
-the API server (our own validator and the vendored-CRD tests cover what they check), so the
-manager runs with internal certificate management off and a self-signed serving cert.
+from the same module, so the CRDs match the controller. The manager runs with its internal
+certificate management on, as installed: it makes its serving certificate, keeps it in its
+Secret (which the test "mounts", as a kubelet would) and injects its CA into its webhook
+configurations, created here empty. Its webhooks are not registered with the API server (their
+Service is in-cluster, unreachable from loopback; our own validator and the vendored-CRD tests
+cover what they check), and the converted CRDs serve only their storage version, so the API
+server never calls the conversion webhook either.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -38,7 +52,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.fixture(scope="module")
 def kueue(
     control_plane: ControlPlane, api_client: Any, dynamic_client: Any, installed_crds: list[str]
-) -> ControlPlane:
+) -> Iterator[ControlPlane]:
     """Kueue's full CRD set from its module (replacing the vendored subset: same release),
     its namespace, and the manager running."""
     from kubernetes import client
@@ -62,8 +76,11 @@ def kueue(
     for kind, name in WEBHOOK_CONFIGURATIONS:
         create = getattr(admission, f"create_{_snake(kind)}")
         create({"metadata": {"name": name}, "webhooks": []})
-    start_kueue(control_plane, webhook_port, api_client)
-    return control_plane
+    proc = start_kueue(control_plane, webhook_port, api_client)
+    # Stopped with the module: a running Kueue would put finalizers on the queues and
+    # flavors later tests apply and delete.
+    yield control_plane
+    control_plane.stop_one(proc)
 
 
 def _snake(kind: str) -> str:
@@ -93,7 +110,14 @@ def _wait(what: str, check: Any, plane: ControlPlane, timeout: float = 60) -> An
     pytest.fail(f"{what} not seen after {timeout:.0f} s; kueue log:\n{plane.log_tail('kueue', 40)}")
 
 
-def _job(name: str, namespace: str, queue: str, gpus: int, cpu: str, memory: str) -> dict[str, Any]:
+def _job(
+    name: str,
+    namespace: str,
+    queue: str,
+    gpus: int,
+    cpu: str = "1",
+    memory: str = "1Gi",
+) -> dict[str, Any]:
     container = {
         "name": "train",
         "image": "example.invalid/train:1",
@@ -117,11 +141,13 @@ def _job(name: str, namespace: str, queue: str, gpus: int, cpu: str, memory: str
     }
 
 
-def _apply_org_quotas(dynamic_client: Any) -> None:
+def _apply_org_quotas(dynamic_client: Any) -> list[dict[str, Any]]:
+    """The stack's objects applied; returns its ClusterQueues' manifests."""
     from tests.controlplane.test_stack_objects import apply_all, stack_objects
 
     objects, _ = stack_objects("org-quotas")
     apply_all(dynamic_client, objects)
+    return [o.manifest for o in objects if o.manifest["kind"] == "ClusterQueue"]
 
 
 def _cluster_queue(dynamic_client: Any, name: str) -> dict[str, Any]:
@@ -129,76 +155,181 @@ def _cluster_queue(dynamic_client: Any, name: str) -> dict[str, Any]:
     return api.get(name=name).to_dict()
 
 
+def _active(queue: dict[str, Any]) -> bool:
+    return any(
+        c["type"] == "Active" and c["status"] == "True"
+        for c in queue.get("status", {}).get("conditions", [])
+    )
+
+
 def _suspended(batch: Any, namespace: str, name: str) -> bool:
     return bool(batch.read_namespaced_job(name, namespace).spec.suspend)
 
 
-def test_org_quotas_queues_become_active_and_admit_borrow_and_hold(
+def _gpus(queue: dict[str, Any], field: str) -> int:
+    """Sum over flavors of the queue's GPU `total` or `borrowed` (status.flavorsUsage)."""
+    return sum(
+        int(r.get(field, 0) or 0)
+        for flavor in queue.get("status", {}).get("flavorsUsage", [])
+        for r in flavor["resources"]
+        if r["name"] == GPU
+    )
+
+
+def _nominal_gpus(queue: dict[str, Any]) -> int:
+    return sum(
+        int(r["nominalQuota"])
+        for group in queue["spec"]["resourceGroups"]
+        for flavor in group["flavors"]
+        for r in flavor["resources"]
+        if r["name"] == GPU
+    )
+
+
+def _cohort_tree(queues: list[dict[str, Any]], cohorts: dict[str, str | None], name: str) -> str:
+    """The root of the cohort tree a queue is in (its quota is lent only inside that tree)."""
+    cohort = next(q["spec"]["cohortName"] for q in queues if q["metadata"]["name"] == name)
+    while cohorts.get(cohort):
+        cohort = cohorts[cohort] or cohort
+    return cohort
+
+
+GPU = "nvidia.com/gpu"
+PROJECT = "research"
+JOB_GPUS = 4  # every flavor's quota in the cohort is a multiple of 4: fillers fill it exactly
+
+
+def test_org_quotas_queues_admit_borrow_inside_the_cohort_and_make_the_rest_wait(
     kueue: ControlPlane, api_client: Any, dynamic_client: Any
 ) -> None:
     from kubernetes import client
 
-    _apply_org_quotas(dynamic_client)
+    from tests.controlplane.report import count
+    from tests.controlplane.test_stack_objects import stack_objects
 
-    def all_active() -> bool:
-        api = dynamic_client.resources.get(
-            api_version="kueue.x-k8s.io/v1beta2", kind="ClusterQueue"
-        )
-        queues = api.get().to_dict()["items"]
-        active = [
-            q["metadata"]["name"]
-            for q in queues
-            if any(
-                c["type"] == "Active" and c["status"] == "True"
-                for c in q.get("status", {}).get("conditions", [])
-            )
-        ]
-        return len(queues) == 8 and len(active) == 8
-
-    _wait("all 8 ClusterQueues Active", all_active, kueue)
-
-    batch = client.BatchV1Api(api_client)
-    # research: nominal 5 GPUs per flavor it may use (default, a100-80gb); its cohort `rnd`
-    # (under `org`) holds the other projects' idle quota.
-    batch.create_namespaced_job(
-        "research", _job("within", "research", "research", 4, "32", "244Gi")
-    )
-    _wait("Job within quota admitted", lambda: not _suspended(batch, "research", "within"), kueue)
-
-    batch.create_namespaced_job(
-        "research", _job("borrows", "research", "research", 4, "32", "244Gi")
-    )
+    queues = _apply_org_quotas(dynamic_client)
+    names = sorted(q["metadata"]["name"] for q in queues)
+    cohorts = {
+        o.manifest["metadata"]["name"]: o.manifest.get("spec", {}).get("parentName")
+        for o in stack_objects("org-quotas")[0]
+        if o.manifest["kind"] == "Cohort"
+    }
     _wait(
-        "Job above nominal admitted by borrowing",
-        lambda: not _suspended(batch, "research", "borrows"),
+        f"the stack's {len(names)} ClusterQueues Active",
+        lambda: all(_active(_cluster_queue(dynamic_client, n)) for n in names),
+        kueue,
+    )
+    # Everything the project can use: its own nominal quota and what the rest of its cohort
+    # tree lends (no borrowingLimit: over-quota is unlimited inside the tree).
+    tree = _cohort_tree(queues, cohorts, PROJECT)
+    in_tree = [q for q in queues if _cohort_tree(queues, cohorts, q["metadata"]["name"]) == tree]
+    own = _nominal_gpus(next(q for q in queues if q["metadata"]["name"] == PROJECT))
+    cohort_total = sum(_nominal_gpus(q) for q in in_tree)
+    assert own < cohort_total and cohort_total % JOB_GPUS == 0, (own, cohort_total)
+
+    # A ClusterQueue outside the cohort, with idle GPUs of the same flavors: never lent.
+    outsider = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ClusterQueue",
+        "metadata": {"name": "outside-the-cohort"},
+        "spec": {
+            "namespaceSelector": {},
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu", "memory", GPU],
+                    "flavors": [
+                        {
+                            "name": flavor,
+                            "resources": [
+                                {"name": "cpu", "nominalQuota": 1000},
+                                {"name": "memory", "nominalQuota": "10Ti"},
+                                {"name": GPU, "nominalQuota": 100},
+                            ],
+                        }
+                        for flavor in ("default", "a100-80gb", "a100-40gb")
+                    ],
+                }
+            ],
+        },
+    }
+    from tests.controlplane.objects import KubeObject, apply
+
+    apply(dynamic_client, KubeObject("outsider", outsider), dry_run=False)
+    _wait(
+        "the outsider ClusterQueue Active",
+        lambda: _active(_cluster_queue(dynamic_client, "outside-the-cohort")),
         kueue,
     )
 
-    def borrowed_gpus() -> int:
-        usage = _cluster_queue(dynamic_client, "research").get("status", {}).get("flavorsUsage", [])
-        return sum(
-            int(r.get("borrowed", 0) or 0)
-            for flavor in usage
-            for r in flavor["resources"]
-            if r["name"] == "nvidia.com/gpu"
-        )
+    batch = client.BatchV1Api(api_client)
 
-    # The queue's status says it borrows GPUs from its cohort.
-    assert _wait("GPUs borrowed in the ClusterQueue status", borrowed_gpus, kueue) >= 1
+    def admitted(name: str) -> bool:
+        return not _suspended(batch, PROJECT, name)
 
-    batch.create_namespaced_job(
-        "research", _job("too-big", "research", "research", 500, "32", "244Gi")
+    batch.create_namespaced_job(PROJECT, _job("within", PROJECT, PROJECT, JOB_GPUS, "32", "244Gi"))
+    _wait("Job within quota admitted", lambda: admitted("within"), kueue)
+    assert _gpus(_cluster_queue(dynamic_client, PROJECT), "borrowed") == 0
+
+    batch.create_namespaced_job(PROJECT, _job("borrows", PROJECT, PROJECT, JOB_GPUS, "32", "244Gi"))
+    _wait("Job above nominal admitted by borrowing", lambda: admitted("borrows"), kueue)
+    borrowed = _wait(
+        "GPUs borrowed in the ClusterQueue status",
+        lambda: _gpus(_cluster_queue(dynamic_client, PROJECT), "borrowed"),
+        kueue,
     )
+    assert borrowed >= 1
+
+    # Fill the rest of the cohort tree's quota, one Job at a time.
+    fillers = [f"filler-{i}" for i in range((cohort_total - 2 * JOB_GPUS) // JOB_GPUS)]
+    for name in fillers:
+        batch.create_namespaced_job(PROJECT, _job(name, PROJECT, PROJECT, JOB_GPUS))
+        _wait(f"{name} admitted while the cohort has quota", lambda n=name: admitted(n), kueue)
+
+    def quota_usage() -> tuple[int, int]:
+        queue = _cluster_queue(dynamic_client, PROJECT)
+        return _gpus(queue, "total"), _gpus(queue, "borrowed")
+
+    _wait(
+        "the project using the whole cohort's GPUs",
+        lambda: quota_usage()[0] == cohort_total,
+        kueue,
+    )
+    total, borrowed = quota_usage()
+    # Borrowing stays inside the cohort: exactly the other queues' nominal quota, none of the
+    # outsider's.
+    assert borrowed == cohort_total - own, (total, borrowed, cohort_total, own)
+
+    batch.create_namespaced_job(PROJECT, _job("waits", PROJECT, PROJECT, JOB_GPUS))
+    message = _wait(
+        "the Job over quota pending", lambda: _pending_message("waits", dynamic_client), kueue
+    )
+    print(f"the Job over quota waits: {message}")
+    time.sleep(2)  # a few more scheduling cycles: it still waits
+    assert not admitted("waits"), message
+    outsider_usage = _gpus(_cluster_queue(dynamic_client, "outside-the-cohort"), "total")
+    assert outsider_usage == 0
+
+    batch.delete_namespaced_job(fillers[-1], PROJECT, propagation_policy="Background")
+    _wait("the waiting Job admitted once quota is freed", lambda: admitted("waits"), kueue)
+
+    batch.create_namespaced_job(PROJECT, _job("too-big", PROJECT, PROJECT, 500))
+    too_big = _wait(
+        "the oversized Job's Workload pending",
+        lambda: _pending_message("too-big", dynamic_client),
+        kueue,
+    )
+    assert _suspended(batch, PROJECT, "too-big"), too_big
+    print(f"the Job bigger than the cohort waits: {too_big}")
+    count("Kueue controller: Jobs admitted / borrowing / held", 3 + len(fillers) + 2)
+
+
+def _pending_message(job: str, dynamic_client: Any) -> str | None:
+    """The QuotaReserved=False message of the Job's Workload, once Kueue has tried it."""
     workloads = dynamic_client.resources.get(api_version="kueue.x-k8s.io/v1beta2", kind="Workload")
-
-    def pending_reason() -> str | None:
-        for item in workloads.get(namespace="research").to_dict()["items"]:
-            owners = [o["name"] for o in item["metadata"].get("ownerReferences", [])]
-            if "too-big" in owners:
-                for condition in item.get("status", {}).get("conditions", []):
-                    if condition["type"] == "QuotaReserved" and condition["status"] == "False":
-                        return condition.get("message") or condition.get("reason")
-        return None
-
-    message = _wait("the oversized Job's Workload pending", pending_reason, kueue)
-    assert _suspended(batch, "research", "too-big"), message
+    for item in workloads.get(namespace=PROJECT).to_dict()["items"]:
+        owners = [o["name"] for o in item["metadata"].get("ownerReferences", [])]
+        if job in owners:
+            for condition in item.get("status", {}).get("conditions", []):
+                if condition["type"] == "QuotaReserved" and condition["status"] == "False":
+                    return condition.get("message") or condition.get("reason")
+    return None

@@ -7,7 +7,13 @@ resource and any other the scheduling info asks for (EFA interfaces), Ready; no 
 - the same pod without the tolerations is reported Unschedulable by the scheduler (pools
   with taints only: an untainted pool has nothing to refuse);
 - every recipe Deployment's pods (its pod template, `replicas` times: no controller manager
-  runs to make them) bind to a node of the pool the recipe's `placement` output names.
+  runs to make them) bind to a node of the pool the recipe's `placement` output names;
+- every AcceleratorStack's device DaemonSets (the pod scheduling fields its Helm values set,
+  tests/controlplane/releases.py; pinned to one node as the DaemonSet controller pins its
+  pods) bind on each pool it serves and, without those tolerations, are refused there
+  (NoSchedule/NoExecute taints only); where the values select nodes, not on other pools.
+  Stacks get this when they have an AcceleratorStack; the engine matrix's
+  `AcceleratorStack/eks` program (pools and stack in one program) has it already.
 """
 
 from __future__ import annotations
@@ -19,15 +25,22 @@ from typing import Any
 import pytest
 from nodepools.offline import Capture
 from nodepools.planning.sections import pool_components
+from nodepools.specs.instance_types import instance_type
 from nodepools.specs.labels import POOL_LABEL
 
+from tests.conftest import EKS, OKE
 from tests.controlplane.objects import integral
+from tests.controlplane.releases import RELEASE, daemon_pods
+from tests.controlplane.report import count
+from tests.engines.components import COMPONENTS
 from tests.engines.mocks import STACKS, example_stacks, run_on, stack_config
 
 NAMESPACE = "scheduling-probes"
 KARPENTER_POOL_LABEL = "karpenter.sh/nodepool"  # Karpenter labels every node it launches
 INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 RECIPE = "nodepools:index:Recipe"
+ACCELERATOR_STACK = "nodepools:index:AcceleratorStack"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 
 
@@ -59,7 +72,7 @@ def pool_node(stack: str, capture: Capture, component: Any) -> Pool:
     labels = {**spec.get("labels", {}), "kubernetes.io/hostname": name}
     if component.type == "nodepools:index:KarpenterNodePool":
         labels[KARPENTER_POOL_LABEL] = spec["poolName"]
-    elif spec.get("instanceType"):
+    if instance_type(spec.get("instanceType")) is not None:  # not "families c5,m5,r5"
         labels[INSTANCE_TYPE_LABEL] = spec["instanceType"]  # the kubelet's well-known label
     resources = {"cpu": "192", "memory": "2Ti", "pods": "110", "ephemeral-storage": "1Ti"}
     if spec.get("acceleratorResource"):
@@ -67,9 +80,10 @@ def pool_node(stack: str, capture: Capture, component: Any) -> Pool:
             info.get("resources", {}).get("limits", {}).values()
         )
         resources[spec["acceleratorResource"]] = str(per_node)
-    # Other node resources the pool's pods ask for (EFA interfaces): the node has as many.
-    for resource, count in info.get("resources", {}).get("limits", {}).items():
-        resources.setdefault(resource, str(count))
+    # Other extended resources the scheduling info asks for (EFA interfaces: the EFA device
+    # plugin advertises them on the pool's nodes).
+    for resource, amount in info.get("resources", {}).get("limits", {}).items():
+        resources.setdefault(resource, str(amount))
     node = {
         "apiVersion": "v1",
         "kind": "Node",
@@ -141,18 +155,27 @@ def stack_pools(stack: str) -> tuple[Capture, list[Pool]]:
     return capture, [pool_node(stack, capture, c) for c in pool_components(capture)]
 
 
-@pytest.mark.parametrize("stack", example_stacks())
-def test_pods_bind_to_their_pool_and_only_with_its_tolerations(
-    stack: str, cluster: Any, record_property: Any
-) -> None:
-    core = cluster
-    capture, pools = stack_pools(stack)
+def create_nodes(core: Any, pools: list[Pool]) -> None:
     for pool in pools:
         core.create_node(pool.node)
         core.replace_node_status(pool.node_name, pool.node)
         # The TaintNodesByCondition admission plugin taints every new node not-ready until the
         # node lifecycle controller (not run here) sees it Ready: our taints, and only ours.
         core.patch_node(pool.node_name, {"spec": {"taints": pool.node["spec"]["taints"]}})
+
+
+def delete_pods(core: Any) -> None:
+    for pod in core.list_namespaced_pod(NAMESPACE).items:
+        core.delete_namespaced_pod(pod.metadata.name, NAMESPACE, grace_period_seconds=0)
+
+
+@pytest.mark.parametrize("stack", example_stacks())
+def test_pods_bind_to_their_pool_and_only_with_its_tolerations(
+    stack: str, cluster: Any, record_property: Any
+) -> None:
+    core = cluster
+    capture, pools = stack_pools(stack)
+    create_nodes(core, pools)
     bound = refused = 0
     for pool in pools:
         probe = f"{pool.node_name}-probe"
@@ -175,13 +198,172 @@ def test_pods_bind_to_their_pool_and_only_with_its_tolerations(
             assert unschedulable(pod), f"{stack}: {bare} neither bound nor refused"
             refused += 1
     # The probes leave the nodes empty again: the recipes are placed against whole pools.
-    for pod in core.list_namespaced_pod(NAMESPACE).items:
-        core.delete_namespaced_pod(pod.metadata.name, NAMESPACE, grace_period_seconds=0)
+    delete_pods(core)
     deployments = recipe_pods(stack, capture, pools, core)
+    devices = device_pods(stack, capture, pools, core)
+    count("pools (stand-in Nodes)", len(pools))
+    count("probe pods bound by kube-scheduler", bound)
+    count("probe pods refused without tolerations", refused)
+    count("recipe pods bound", deployments)
     record_property("pools", len(pools))
     record_property("probe pods bound", bound)
     record_property("pods refused without tolerations", refused)
     record_property("recipe pods bound", deployments)
+    record_property("device DaemonSet pods (bound, refused)", devices)
+
+
+def device_plugin_program() -> None:
+    """The NVIDIA device plugin (values select the served pools by affinity), an MI300X pool
+    with ROCm's plugin (values select it by nodeSelector), and a CPU pool neither serves."""
+    from nodepools import AcceleratorStack, GpuSpotPool, MachinePool, SharedNodePool
+
+    gpu = GpuSpotPool("gpu", {"cluster": EKS, "instance_type": "g5.12xlarge"})
+    cpu = MachinePool("cpu", {"cluster": EKS, "instance_type": "m5.large", "replicas": 1})
+    amd = SharedNodePool(
+        "mi300x",
+        {
+            "cluster": OKE,
+            "shape": "BM.GPU.MI300X.8",
+            "size": 1,
+            "boot_volume_gb": 200,
+            "taints": [{"key": "amd.com/gpu", "value": "true", "effect": "NoSchedule"}],
+            # what AcceleratorStack's `node_labels` output asks a program to add
+            "labels": {"nodepools.dev/device-software": "amd-gpu"},
+        },
+    )
+    AcceleratorStack(
+        "devices",
+        {
+            "platform": "generic",
+            "nvidia": {"mode": "device-plugin"},
+            "pools": AcceleratorStack.served([gpu, cpu, amd]),
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        ("operator-eks", COMPONENTS["AcceleratorStack/eks"]),
+        ("device-plugins", device_plugin_program),
+    ],
+    ids=lambda p: p[0],
+)
+def test_accelerator_stack_daemonsets_run_on_the_pools_they_serve(
+    program: tuple[str, Any], cluster: Any
+) -> None:
+    source, build = program
+    capture = run_on("offline", build)
+    pools = [pool_node(source, capture, c) for c in pool_components(capture)]
+    create_nodes(cluster, pools)
+    bound, refused = device_pods(source, capture, pools, cluster)
+    assert bound >= 2 and refused >= 1, (bound, refused)
+
+
+# The release of an AcceleratorStack that serves a pool, by the software the pool gets
+# (release names are the component's child names: public API); None for OKE's add-ons,
+# which are OCI resources the API server here never sees.
+def _release_name(stack: str, software: str) -> str | None:
+    if software.endswith("-oke-addon"):
+        return None
+    if software.startswith("nvidia-"):
+        return f"{stack}-nvidia"
+    return {"amd-gpu": f"{stack}-amd", "neuron": f"{stack}-neuron"}[software]
+
+
+def _pod_name(*parts: str) -> str:
+    """A pod name from PARTS, unique and at most 63 characters."""
+    import hashlib
+
+    name = "-".join(parts)
+    if len(name) <= 63:
+        return name
+    return f"{name[:52].rstrip('-')}-{hashlib.sha1(name.encode()).hexdigest()[:10]}"
+
+
+def _daemon_pod(
+    name: str, fragment: dict[str, Any], node: str, *, tolerate: bool
+) -> dict[str, Any]:
+    """A pod as the DaemonSet controller makes it for NODE: the template's scheduling fields,
+    pinned to the node (here by its hostname label; the controller uses a matchFields term)."""
+    spec = {k: v for k, v in fragment.items() if tolerate or k != "tolerations"}
+    spec["nodeSelector"] = {**fragment.get("nodeSelector", {}), HOSTNAME_LABEL: node}
+    spec["containers"] = [{"name": "stand-in", "image": "registry.example/stand-in:1"}]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": spec,
+    }
+
+
+def device_pods(stack: str, capture: Capture, pools: list[Pool], core: Any) -> tuple[int, int]:
+    """(device DaemonSet pods bound on the pools they serve, refused without tolerations)."""
+    by_name = {pool.name: pool for pool in pools}
+    bound = refused = 0
+    for component in capture.components(ACCELERATOR_STACK):
+        releases = {r.name: r for r in capture.descendants(component.urn) if r.type == RELEASE}
+        outputs = capture.outputs_of(component)
+        advertised = outputs.get("advertised") or {}
+        for pool_name, what in sorted(advertised.items()):
+            pool = by_name.get(pool_name)
+            if pool is None:  # a pool given to the stack by value, not built in this program
+                continue
+            # The labels the device software needs on the pool's nodes are there.
+            needed = (outputs.get("node_labels") or {}).get(pool_name, {})
+            have = pool.node["metadata"]["labels"]
+            missing = {k: v for k, v in needed.items() if have.get(k) != v}
+            assert not missing, (
+                f"{stack}: pool {pool_name} lacks the labels {missing} its device software needs"
+            )
+            name_of_release = _release_name(component.name, what["software"])
+            if name_of_release is None:
+                continue
+            release = releases[name_of_release]
+            for daemon in daemon_pods(release.inputs):
+                name = _pod_name(pool.node_name, daemon.name)
+                core.create_namespaced_pod(
+                    NAMESPACE, _daemon_pod(name, daemon.fragment, pool.node_name, tolerate=True)
+                )
+                pod = wait_for(core, name, lambda p: bool(p.spec.node_name) or unschedulable(p))
+                assert pod.spec.node_name == pool.node_name, (
+                    f"{stack}: {daemon.name} of {release.name} does not run on pool {pool_name}: "
+                    f"{[(c.reason, c.message) for c in pod.status.conditions or []]}"
+                )
+                bound += 1
+                hard = [t for t in pool.node["spec"]["taints"] if t["effect"] != "PreferNoSchedule"]
+                if hard and daemon.fragment.get("tolerations"):
+                    bare = _pod_name(pool.node_name, daemon.name, "bare")
+                    core.create_namespaced_pod(
+                        NAMESPACE,
+                        _daemon_pod(bare, daemon.fragment, pool.node_name, tolerate=False),
+                    )
+                    pod = wait_for(core, bare, lambda p: bool(p.spec.node_name) or unschedulable(p))
+                    assert not pod.spec.node_name and unschedulable(pod), (
+                        f"{stack}: {daemon.name} without tolerations ran on {pool_name}"
+                    )
+                    refused += 1
+            # Values that select nodes keep the DaemonSet off the pools the release does not serve.
+            for other in pools:
+                if other.name in advertised:
+                    continue
+                for daemon in daemon_pods(release.inputs):
+                    if not ({"nodeSelector", "affinity"} & daemon.fragment.keys()):
+                        continue
+                    name = _pod_name(other.node_name, daemon.name, "off")
+                    core.create_namespaced_pod(
+                        NAMESPACE,
+                        _daemon_pod(name, daemon.fragment, other.node_name, tolerate=True),
+                    )
+                    pod = wait_for(core, name, lambda p: bool(p.spec.node_name) or unschedulable(p))
+                    assert not pod.spec.node_name, (
+                        f"{stack}: {daemon.name} of {release.name} runs on pool {other.name}, which it does not serve"
+                    )
+                    count("device DaemonSet pods kept off pools they do not serve")
+    delete_pods(core)
+    count("device DaemonSet pods bound on served pools", bound)
+    count("device DaemonSet pods refused without their tolerations", refused)
+    return bound, refused
 
 
 def recipe_pods(stack: str, capture: Capture, pools: list[Pool], core: Any) -> int:

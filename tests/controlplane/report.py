@@ -1,0 +1,35 @@
+"""What the control-plane tests made the real servers check, counted for the run's summary
+(printed by tests/controlplane/conftest.py's pytest_terminal_summary)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+# Keys, in the order they are printed.
+ORDER = (
+    "stacks applied",
+    "programs applied (component programs, Kueue and Karpenter upstream examples)",
+    "objects applied (dryRun=All, then for real, read back)",
+    "Release stand-in DaemonSets dry-run",
+    "server refusals checked",
+    "pools (stand-in Nodes)",
+    "probe pods bound by kube-scheduler",
+    "probe pods refused without tolerations",
+    "recipe pods bound",
+    "device DaemonSet pods bound on served pools",
+    "device DaemonSet pods refused without their tolerations",
+    "device DaemonSet pods kept off pools they do not serve",
+    "ValidatingAdmissionPolicy denials checked",
+    "Kueue controller: Jobs admitted / borrowing / held",
+    "Karpenter (KWOK): NodeClaims launched from our NodePools",
+)
+COUNTS: Counter[str] = Counter()
+
+
+def count(key: str, n: int = 1) -> None:
+    assert key in ORDER, key
+    COUNTS[key] += n
+
+
+def summary_lines() -> list[str]:
+    return [f"{COUNTS[key]:6d}  {key}" for key in ORDER if key in COUNTS]
