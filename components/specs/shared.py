@@ -87,7 +87,8 @@ class SharedNodePoolArgs(SpecModel):
     """
 
     cluster: ClusterTarget = Field(
-        description="Where the pool lives: an `OkeCluster` or `EksCluster` (by `kind`). Required."
+        description="Where the pool lives: an `OkeCluster`, `EksCluster` or `RosaCluster` "
+        "(by `kind`). Required."
     )
     shape: str = Field(
         min_length=1,
