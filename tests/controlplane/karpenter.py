@@ -97,6 +97,10 @@ def instance_types() -> list[dict[str, Any]]:
             f"{AWS_GROUP}/instance-cpu": str(entry.vcpus),
             f"{AWS_GROUP}/instance-memory": str(entry.memory_mib),
         }
+        if entry.efa_interfaces:
+            # What the EFA device plugin advertises on such a node (a pool with `efa: true`
+            # asks for it in its scheduling info).
+            resources["vpc.amazonaws.com/efa"] = str(entry.efa_interfaces)
         if entry.accelerator is not None:
             resources[entry.accelerator.resource] = str(entry.accelerator.count)
             if entry.accelerator.vendor in ("nvidia", "amd"):
@@ -121,19 +125,36 @@ def instance_types() -> list[dict[str, Any]]:
 def kwok_node_pool(manifest: dict[str, Any]) -> dict[str, Any]:
     """Our rendered NodePool with its node class reference bridged to the KWOK node class.
 
-    `minValues` on an AWS instance label is dropped: the KWOK provider builds each instance
+    `reserved` capacity is asked as `on-demand` (`_kwok_capacity_types`). `minValues` on an
+    AWS instance label is dropped: the KWOK provider builds each instance
     type's own requirements from a fixed set of keys (its karpenter.kwok.sh labels), and
     Karpenter counts minValues over those, not over offering requirements, so no AWS label
     could ever reach a minValues > 1 here (Karpenter: "minValues requirement is not met")."""
     template = manifest["spec"]["template"]
     requirements = [
-        {k: v for k, v in r.items() if not (k == "minValues" and r["key"].startswith(AWS_GROUP))}
+        _kwok_capacity_types(
+            {
+                k: v
+                for k, v in r.items()
+                if not (k == "minValues" and r["key"].startswith(AWS_GROUP))
+            }
+        )
         for r in template["spec"].get("requirements", [])
     ]
     spec = {**template["spec"], "nodeClassRef": NODE_CLASS}
     if requirements:
         spec["requirements"] = requirements
     return {**manifest, "spec": {**manifest["spec"], "template": {**template, "spec": spec}}}
+
+
+def _kwok_capacity_types(requirement: dict[str, Any]) -> dict[str, Any]:
+    """`reserved` becomes `on-demand`: the KWOK provider serves no reserved offerings (it never
+    sets Karpenter's reservation-id label, so a reserved offering could not be told apart),
+    and a reservation is on-demand capacity bought ahead. Every other requirement stays."""
+    if requirement["key"] != "karpenter.sh/capacity-type" or "values" not in requirement:
+        return requirement
+    values = sorted({"on-demand" if v == "reserved" else v for v in requirement["values"]})
+    return {**requirement, "values": values}
 
 
 def start_karpenter(plane: ControlPlane) -> subprocess.Popen[bytes]:
