@@ -179,15 +179,6 @@ def _strip_leftovers(dynamic: Any, core: Any) -> None:
         core.delete_node(node.metadata.name)
 
 
-def reserved_only(manifest: dict[str, Any]) -> bool:
-    return any(
-        r["key"] == "karpenter.sh/capacity-type"
-        and r.get("operator") == "In"
-        and r.get("values") == ["reserved"]
-        for r in manifest["spec"]["template"]["spec"].get("requirements", [])
-    )
-
-
 def _karpenter_stacks() -> list[str]:
     return [
         s
@@ -272,12 +263,6 @@ def test_karpenter_launches_nodes_from_our_node_pools(
     )
     claims = _api(dynamic_client, "karpenter.sh/v1", "NodeClaim")
     for pool in pools:
-        if reserved_only(node_pools[pool.name]):
-            # The KWOK provider's reserved offerings need a reservation-id label its build
-            # does not register (cloudprovider.ReservationIDLabel stays unset): the bridge
-            # offers on-demand and spot only, so a reserved-only pool cannot launch here.
-            print(f"{stack}: {pool.name} is reserved-only: not launched under KWOK")
-            continue
         manifest = kwok_node_pool(node_pools[pool.name])
         apply(dynamic_client, KubeObject(f"{stack}: {pool.name} (KWOK)", manifest), dry_run=False)
         replicas = manifest["spec"].get("replicas")
