@@ -262,3 +262,19 @@ def test_in_stack_config_spot_comes_from_the_named_pool_or_the_written_descripti
         "serve-pdb": {"minAvailable": 0, "selector": {"matchLabels": {"nodepools.dev/recipe": "serve"}}},
         "batch-pdb": {"maxUnavailable": "50%", "selector": {"matchLabels": {"nodepools.dev/recipe": "batch"}}},
     }  # fmt: skip
+
+
+def test_a_rosa_spot_shared_pool_may_cap_its_price_and_its_recipes_get_a_budget():
+    rosa = {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291"}
+
+    def program():
+        pool = SharedNodePool(
+            "a10g", {"cluster": rosa, "shape": A10G, "size": 1, "spot": {"max_price": 3.0}}
+        )
+        Recipe("serve", {**_serve(replicas=1), "pools": [pool]})
+
+    capture = run(program)
+    body = capture.get("pulumi-python:dynamic/ocm:MachinePool", "a10g-machine-pool").inputs["body"]
+    assert body["aws"] == {"spot_market_options": {"max_price": 3.0}}
+    assert {"key": "spot", "value": "true", "effect": "PreferNoSchedule"} in body["taints"]
+    assert capture.get(PDB, "serve-pdb").inputs["spec"]["minAvailable"] == 0

@@ -167,8 +167,8 @@ class SharedNodePoolArgs(SpecModel):
 
     spot: Spot | None = Field(
         default=None,
-        description="Spot (EKS) or preemptible (OKE, VM shapes only) capacity when set; "
-        "default None (on-demand). A spot pool is also tainted `spot=true:PreferNoSchedule` "
+        description="Spot (EKS; ROSA, where `max_price` may cap it) or preemptible (OKE, VM "
+        "shapes only) capacity when set; default None (on-demand). A spot pool is also tainted `spot=true:PreferNoSchedule` "
         "(unless `taints` has that key and effect), and recipes placed on it get a "
         "PodDisruptionBudget (see the recipe's `disruption_budget`).",
     )
