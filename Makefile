@@ -52,8 +52,11 @@ cluster-tools-if-go:
 	@if command -v go >/dev/null; then bash scripts/cluster_tools.sh; \
 	else echo "cluster tools: no 'go' on PATH: tests/controlplane will be skipped"; fi
 
+# One pytest worker per core (PYTEST_WORKERS=0 runs in-process). tests/controlplane is one
+# xdist group (tests/conftest.py), so its session cluster starts once, on one worker.
+PYTEST_WORKERS ?= auto
 unit: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
 test: lint typecheck cluster-tools-if-go unit
 

@@ -27,3 +27,11 @@ def eks_cluster() -> dict:
 @pytest.fixture
 def oke_cluster() -> dict:
     return dict(OKE)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Keep the real control-plane tests on one xdist worker: they share one session cluster
+    (etcd + kube-apiserver + kube-scheduler), which every other worker would start again."""
+    for item in items:
+        if "controlplane" in item.path.parts:
+            item.add_marker(pytest.mark.xdist_group("controlplane"))
