@@ -175,7 +175,8 @@ def capacity_section(capture: Capture) -> Section:
             (
                 spec.get("poolName", pool.name),
                 spec.get("clusterKind", "?"),
-                spec.get("instanceType", "?"),
+                # A mix shows every type: the counts are what all of them have.
+                ",".join(spec.get("instanceTypes") or [spec.get("instanceType", "?")]),
                 f"{low}..{high}" if low != high else str(low),
                 f"{resource} ({model})" if model else resource,
                 str(per_node),

@@ -71,3 +71,11 @@ def test_the_json_plan_calls_the_block_reserved_capacity(capsys: pytest.CaptureF
     assert status == 0
     assert pools["h100-block"]["capacity_types"] == ["reserved"]
     assert pools["inference-mix"]["capacity_types"] == ["spot"]
+
+
+def test_the_capacity_table_names_every_type_of_a_mix():
+    result = plan_stack("eks-training", stacks_dir=STACKS)
+    capacity = {section.title: section for section in result.sections}["Capacity"].lines
+    (row,) = [line for line in capacity if line.startswith("inference-mix ")]
+    # The mix's counts are what both types have; the table must not name only one of them.
+    assert row.split()[:3] == ["inference-mix", "eks", "g6e.12xlarge,g6.12xlarge"]
