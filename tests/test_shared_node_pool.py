@@ -265,3 +265,56 @@ def test_pool_description_is_what_recipes_match():
         "taints": [{"key": "amd.com/gpu", "value": "true", "effect": "NoSchedule"}],
         "spot": False,
     }
+
+
+# --- network and capacity reservations (issue 14) -------------------------------------------
+
+EFA_NETWORK = {
+    "efa": True,
+    "vpc_id": "vpc-0a1b2c3d4e5f60010",
+    "security_group_ids": ["sg-0a1b2c3d4e5f60013"],
+    "placement_group": "cluster",
+}
+H100_SHARED = {"cluster": EKS, "shape": "p5.48xlarge", "size": 2, "network": EFA_NETWORK}
+
+
+def test_a_shared_eks_pool_takes_efa_and_an_on_demand_reservation():
+    reservation = {"type": "on_demand", "ids": ["cr-0123456789abcdef0"]}
+    capture = build("h100", {**H100_SHARED, "capacity_reservation": reservation})
+    template = capture.get("aws:ec2/launchTemplate:LaunchTemplate", "h100-launch-template")
+    interfaces = template.inputs["networkInterfaces"]
+    assert len(interfaces) == 32  # one per network card of a p5.48xlarge
+    assert {i["interfaceType"] for i in interfaces} == {"efa"}
+    assert template.inputs["capacityReservationSpecification"] == {
+        "capacityReservationTarget": {"capacityReservationId": "cr-0123456789abcdef0"}
+    }
+    assert capture.get("aws:ec2/placementGroup:PlacementGroup", "h100-placement-group")
+    group = capture.get(EKS_NODE_GROUP, "h100-node-group")
+    assert group.inputs["scalingConfig"] == {"minSize": 2, "maxSize": 2, "desiredSize": 2}
+    # Shared: the paste-ready info still asks for one GPU; a pod that needs EFA asks for it.
+    outputs = capture.outputs_of(capture.get(TYPE, "h100"))
+    assert outputs["scheduling_info"]["resources"] == {"limits": {"nvidia.com/gpu": 1}}
+
+
+def test_a_capacity_block_cannot_hold_a_fixed_size_shared_pool():
+    block = {"type": "capacity_block", "ids": ["cr-0123456789abcdef0"]}
+    error = spec_error({**H100_SHARED, "capacity_reservation": block})
+    message = issues(error)["capacity_reservation"]
+    assert "`size` 2 can't be used with a Capacity Block" in message
+
+
+def test_a_shared_pool_shape_without_efa_is_refused_at_network():
+    error = spec_error({**H100_SHARED, "shape": "m5.2xlarge"})
+    assert "m5.2xlarge" in " ".join(f"{p} {m}" for p, m in issues(error).items() if "network" in p)
+
+
+def test_a_shared_oke_pool_takes_a_reservation_per_placement_and_refuses_network():
+    ocid = "ocid1.capacityreservation.oc1.iad.example"
+    capture = build(
+        "mi300x", {**MI300X, "capacity_reservation": {"type": "on_demand", "ids": [ocid]}}
+    )
+    pool = capture.get(OKE_NODE_POOL, "mi300x-node-pool")
+    (placement,) = pool.inputs["nodeConfigDetails"]["placementConfigs"]
+    assert placement["capacityReservationId"] == ocid
+    error = spec_error({**MI300X, "network": {"efa": True}})
+    assert any(path.startswith("network") for path in issues(error))

@@ -151,10 +151,14 @@ def _check_eks(reservation: CapacityReservation, fields: dict[str, Any]) -> None
             "reserves one instance type, which EKS takes from the launch template (the node "
             "group then names none); give `instance_type`"
         )
-    replicas, scaling = fields.get("replicas"), fields.get("autoscaling")
-    minimum = replicas if replicas is not None else getattr(scaling, "min_replicas", 0)
+    replicas, scaling, size = fields.get("replicas"), fields.get("autoscaling"), fields.get("size")
+    if size is not None:  # a SharedNodePool: fixed at `size` nodes
+        minimum, where = size, "`size`"
+    elif replicas is not None:
+        minimum, where = replicas, "`replicas`"
+    else:
+        minimum, where = getattr(scaling, "min_replicas", 0), "`autoscaling.min_replicas`"
     if minimum:
-        where = "`replicas`" if replicas is not None else "`autoscaling.min_replicas`"
         raise ValueError(
             f"{where} {minimum!r} can't be used with a Capacity Block: its instances exist only "
             "inside the block's window (EC2 terminates them 30 minutes before it ends) and EKS "
