@@ -22,7 +22,12 @@ from nodepools.specs.accelerator_releases import plan_addons, plan_releases
 from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels
 from nodepools.specs.advertised_pools import AdvertisedPool, advertise_governed, advertise_shared
 from nodepools.specs.base import parse_spec
-from nodepools.specs.device_placement import Advertised, advertised, advertised_resource
+from nodepools.specs.device_placement import (
+    Advertised,
+    advertised,
+    advertised_resource,
+    efa_placement,
+)
 from nodepools.specs.governed_pool import describe_pool
 from nodepools.specs.shared import SharedPoolDescription
 
@@ -32,7 +37,8 @@ class AcceleratorStack(pulumi.ComponentResource):
     """Device software for a set of pools.
 
     Children: `<name>-<vendor>` Helm releases (`nvidia`, `amd`, `neuron`: one per vendor,
-    serving all its pools) and, on OKE, `<name>-<vendor>-addon` add-ons.
+    serving all its pools; `efa`: the EFA device plugin, when a served pool has EFA) and,
+    on OKE, `<name>-<vendor>-addon` add-ons.
 
     Outputs: `releases` (release names), `addons` (OKE add-on names), `namespaces`,
     `advertised` (per pool: `software`, the `resource` and `count` one node advertises
@@ -116,6 +122,7 @@ class AcceleratorStack(pulumi.ComponentResource):
         addons = plan_addons(name, spec)
         self.advertised_by_pool: list[Advertised] = advertised(spec, name)
         advertised_map = {a.pool: a.to_dict() for a in self.advertised_by_pool}
+        efa_map = efa_placement(spec, name)
         super().__init__(
             self.TYPE,
             name,
@@ -124,6 +131,7 @@ class AcceleratorStack(pulumi.ComponentResource):
                 "charts": [p.chart for p in releases],
                 "addons": [a.addon_name for a in addons],
                 "advertised": advertised_map,
+                **({"efa": efa_map} if efa_map else {}),
             },
             opts,
         )

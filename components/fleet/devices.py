@@ -179,7 +179,9 @@ def _overlaps(entries: list[FleetEntry], ctx: FleetContext) -> list[Issue]:
                 )
             pools.setdefault(pool, entry.name)
         cluster = ctx.device_clusters.get(entry.name, "")
-        for vendor in sorted(vendors_of(entry.args.pools)):
+        # The EFA device plugin counts as one more vendor: one release per cluster.
+        efa = {"efa"} if entry.args.efa_pools else set[str]()
+        for vendor in sorted(vendors_of(entry.args.pools) | efa):
             where = (cluster, vendor)
             if where in vendors:
                 issues.append(
