@@ -25,6 +25,7 @@ from nodepools.specs.base import parse_spec
 from nodepools.specs.device_placement import (
     Advertised,
     advertised,
+    advertised_overrides,
     advertised_resource,
     efa_placement,
 )
@@ -46,7 +47,8 @@ class AcceleratorStack(pulumi.ComponentResource):
     `selected` its nodes) and `node_labels` (per pool: the labels its nodes need, e.g.
     `nvidia.com/device-plugin.config`; a fleet adds them to its pools, a program adds them
     to each pool's `labels`: `AcceleratorStack.required_labels(args)` gives them before any
-    pool exists).
+    pool exists; `AcceleratorStack.required_advertised(args)` gives a partitioned pool's
+    `advertised`, so its scheduling info and scale-from-zero tags name what a node offers).
 
     Recipes, quotas and pods of a program count what a pool advertises through
     `stack.shared_pool(pool)` (a Recipe's `pools` entry), `stack.governed_pool(pool)` (a
@@ -70,6 +72,16 @@ class AcceleratorStack(pulumi.ComponentResource):
     def required_labels(args: AcceleratorStackArgs | dict[str, Any]) -> dict[str, dict[str, str]]:
         """Pool name -> the labels the stack's software needs on that pool's nodes (pure)."""
         return node_labels(parse_spec(AcceleratorStackArgs, args, "AcceleratorStack"))
+
+    @staticmethod
+    def required_advertised(
+        args: AcceleratorStackArgs | dict[str, Any],
+    ) -> dict[str, dict[str, Any]]:
+        """Pool name -> `{resource, count}` one node of it advertises with this stack, for
+        pools cut into MIG slices or time-sliced (pure): give it to the pool as its
+        `advertised`, so its scheduling info and the EKS cluster-autoscaler node template
+        (scale from zero) say what the node will offer."""
+        return advertised_overrides(parse_spec(AcceleratorStackArgs, args, "AcceleratorStack"))
 
     @staticmethod
     def served(pools: Sequence[Any]) -> list[dict[str, Any]]:

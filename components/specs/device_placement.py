@@ -319,3 +319,19 @@ def efa_placement(spec: AcceleratorStackArgs, name: str = "stack") -> dict[str, 
             ),
         }
     return out
+
+
+def advertised_overrides(spec: AcceleratorStackArgs) -> dict[str, dict[str, Any]]:
+    """Pool name -> `{resource, count}` one node advertises, for the served pools whose
+    device software advertises something other than the hardware (MIG slices, time-sliced
+    GPUs): a pool's `advertised` field, so its scheduling info and the cluster-autoscaler's
+    node template say what the node will offer."""
+    out: dict[str, dict[str, Any]] = {}
+    for pool in sorted(spec.pools, key=lambda p: p.name):
+        acc = pool.accelerator
+        if acc is None:
+            continue
+        resource, count = advertised_resource(spec, pool)
+        if (resource, count) != (acc.resource, acc.count):
+            out[pool.name] = {"resource": resource, "count": count}
+    return out
