@@ -14,6 +14,7 @@ directory. The pinned file was made from the upstream repositories at the pinned
     nvidia-device-plugin  github:NVIDIA/k8s-device-plugin   v0.20.0  deployments/helm/nvidia-device-plugin/values.yaml
     amd-gpu               github:ROCm/k8s-device-plugin     (Chart.yaml 0.21.0)  helm/amd-gpu/values.yaml
     neuron-helm-chart     github:aws-neuron/neuron-helm-charts (Chart.yaml 1.0.0) charts/neuron-helm-chart/values.yaml
+    aws-efa-k8s-device-plugin  github:aws/eks-charts  (Chart.yaml v0.5.30)  stable/aws-efa-k8s-device-plugin/values.yaml
 e.g. `git -C gpu-operator show v26.7.0:deployments/gpu-operator/values.yaml > /tmp/v.yaml`.
 """
 
@@ -44,6 +45,14 @@ PLACEMENT: dict[str, tuple[str, ...]] = {
         "devicePlugin.tolerations",
         "devicePlugin.nodeSelector",
         "devicePlugin.namespaceOverride",
+    ),
+    # Its template adds the node affinity (instance types) and CriticalAddonsOnly itself.
+    "aws-efa-k8s-device-plugin": (
+        "tolerations",
+        "nodeSelector",
+        "supportedInstanceLabels.keys",
+        "supportedInstanceLabels.values",
+        "securityContext",
     ),
 }
 

@@ -33,7 +33,8 @@ def test_dev_plan_prints_tree_scheduling_and_capacity(capsys):
     assert "aws:eks/nodeGroup:NodeGroup  gpu-spot-node-group" in out
     assert "oci:ContainerEngine/nodePool:NodePool  oke-a10-node-pool" in out
     assert "nodepools.dev/pool: gpu-spot" in out
-    assert "gpu-spot     eks      g5.2xlarge     0..4   nvidia.com/gpu (A10G)  1         4" in out
+    # Time-sliced 4 ways by the stack: capacity in what a node advertises.
+    assert "gpu-spot     eks      g5.2xlarge     0..4   nvidia.com/gpu (A10G)  4         16" in out
     assert "no violations" in out
 
 

@@ -82,8 +82,11 @@ def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
     tags = {f"{CA_TEMPLATE}/label/{key}": value for key, value in node_labels(pool).items()}
     for taint in pool.taints:
         tags[f"{CA_TEMPLATE}/taint/{taint.key}"] = f"{taint.value or ''}:{taint.effect}"
-    if pool.accelerator is not None:
-        tags[f"{CA_TEMPLATE}/resources/{pool.accelerator.resource}"] = str(pool.accelerator.count)
+    # What a node advertises once its device software runs (MIG slices, time-sliced GPUs):
+    # a pending pod asking for it scales the group from zero only if the template has it.
+    accelerator = pool.node_accelerator
+    if accelerator is not None:
+        tags[f"{CA_TEMPLATE}/resources/{accelerator.resource}"] = str(accelerator.count)
     # Pods asking for EFA interfaces scale a group from zero only if its template has them.
     for resource, count in pool.extra_limits.items():
         tags[f"{CA_TEMPLATE}/resources/{resource}"] = str(count)

@@ -22,7 +22,13 @@ from nodepools.specs.accelerator_releases import plan_addons, plan_releases
 from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels
 from nodepools.specs.advertised_pools import AdvertisedPool, advertise_governed, advertise_shared
 from nodepools.specs.base import parse_spec
-from nodepools.specs.device_placement import Advertised, advertised, advertised_resource
+from nodepools.specs.device_placement import (
+    Advertised,
+    advertised,
+    advertised_overrides,
+    advertised_resource,
+    efa_placement,
+)
 from nodepools.specs.governed_pool import describe_pool
 from nodepools.specs.shared import SharedPoolDescription
 
@@ -32,7 +38,8 @@ class AcceleratorStack(pulumi.ComponentResource):
     """Device software for a set of pools.
 
     Children: `<name>-<vendor>` Helm releases (`nvidia`, `amd`, `neuron`: one per vendor,
-    serving all its pools) and, on OKE, `<name>-<vendor>-addon` add-ons.
+    serving all its pools; `efa`: the EFA device plugin, when a served pool has EFA) and,
+    on OKE, `<name>-<vendor>-addon` add-ons.
 
     Outputs: `releases` (release names), `addons` (OKE add-on names), `namespaces`,
     `advertised` (per pool: `software`, the `resource` and `count` one node advertises
@@ -40,7 +47,8 @@ class AcceleratorStack(pulumi.ComponentResource):
     `selected` its nodes) and `node_labels` (per pool: the labels its nodes need, e.g.
     `nvidia.com/device-plugin.config`; a fleet adds them to its pools, a program adds them
     to each pool's `labels`: `AcceleratorStack.required_labels(args)` gives them before any
-    pool exists).
+    pool exists; `AcceleratorStack.required_advertised(args)` gives a partitioned pool's
+    `advertised`, so its scheduling info and scale-from-zero tags name what a node offers).
 
     Recipes, quotas and pods of a program count what a pool advertises through
     `stack.shared_pool(pool)` (a Recipe's `pools` entry), `stack.governed_pool(pool)` (a
@@ -64,6 +72,16 @@ class AcceleratorStack(pulumi.ComponentResource):
     def required_labels(args: AcceleratorStackArgs | dict[str, Any]) -> dict[str, dict[str, str]]:
         """Pool name -> the labels the stack's software needs on that pool's nodes (pure)."""
         return node_labels(parse_spec(AcceleratorStackArgs, args, "AcceleratorStack"))
+
+    @staticmethod
+    def required_advertised(
+        args: AcceleratorStackArgs | dict[str, Any],
+    ) -> dict[str, dict[str, Any]]:
+        """Pool name -> `{resource, count}` one node of it advertises with this stack, for
+        pools cut into MIG slices or time-sliced (pure): give it to the pool as its
+        `advertised`, so its scheduling info and the EKS cluster-autoscaler node template
+        (scale from zero) say what the node will offer."""
+        return advertised_overrides(parse_spec(AcceleratorStackArgs, args, "AcceleratorStack"))
 
     @staticmethod
     def served(pools: Sequence[Any]) -> list[dict[str, Any]]:
@@ -116,6 +134,7 @@ class AcceleratorStack(pulumi.ComponentResource):
         addons = plan_addons(name, spec)
         self.advertised_by_pool: list[Advertised] = advertised(spec, name)
         advertised_map = {a.pool: a.to_dict() for a in self.advertised_by_pool}
+        efa_map = efa_placement(spec, name)
         super().__init__(
             self.TYPE,
             name,
@@ -124,6 +143,7 @@ class AcceleratorStack(pulumi.ComponentResource):
                 "charts": [p.chart for p in releases],
                 "addons": [a.addon_name for a in addons],
                 "advertised": advertised_map,
+                **({"efa": efa_map} if efa_map else {}),
             },
             opts,
         )

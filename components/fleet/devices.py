@@ -11,8 +11,9 @@ created elsewhere); left out, it is every accelerator pool of the stack, which m
 be on one cluster. `platform` defaults to the pools' cluster kind (`eks` for Karpenter
 pools) and, on OKE, `oke_cluster_id` to their cluster's id. The labels the software needs
 on a pool's nodes (`AcceleratorStack.node_labels`: device-plugin config, MIG layout, the
-AMD chart's selector) are added to that pool entry's `labels` before anything is built,
-and recipes and quotas naming the pool see the resource and count it advertises.
+AMD and EFA charts' selectors) are added to that pool entry's `labels`, and what one node
+then advertises (MIG slices, time-sliced GPUs) to its `advertised`, before anything is
+built; recipes and quotas naming the pool see the resource and count it advertises.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
 from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels, vendors_of
+from nodepools.specs.accelerators import AdvertisedAccelerators
 from nodepools.specs.advertised_pools import AdvertisedPool
 from nodepools.specs.base import Issue, SpecError
-from nodepools.specs.device_placement import advertised_resource
+from nodepools.specs.device_placement import advertised_overrides, advertised_resource
 from nodepools.specs.served_pools import served_pool
 
 STACK_COMPONENT = "AcceleratorStack"
@@ -123,9 +125,10 @@ def _note_advertised(prepared: dict[str, Any], ctx: FleetContext, entry_of: dict
 
 
 def label_served_pools(entries: list[FleetEntry], ctx: FleetContext) -> list[FleetEntry]:
-    """Add each AcceleratorStack's node labels to the pool entries it serves, and check
-    those pools again with them (their preflight results replaced)."""
+    """Add each AcceleratorStack's node labels and advertised resources to the pool entries
+    it serves, and check those pools again with them (their preflight results replaced)."""
     wanted: dict[str, dict[str, str]] = {}
+    advertised: dict[str, dict[str, Any]] = {}
     issues: list[Issue] = _overlaps(entries, ctx)
     for entry in entries:
         if entry.component != STACK_COMPONENT:
@@ -134,10 +137,28 @@ def label_served_pools(entries: list[FleetEntry], ctx: FleetContext) -> list[Fle
         for pool, labels in node_labels(entry.args).items():
             if pool in entry_of:
                 wanted.setdefault(entry_of[pool], {}).update(labels)
+        for pool, offered in advertised_overrides(entry.args).items():
+            if pool in entry_of:
+                advertised[entry_of[pool]] = offered
     out: list[FleetEntry] = []
     for entry in entries:
-        extra = wanted.get(entry.name)
-        if not extra:
+        extra = wanted.get(entry.name) or {}
+        offered = advertised.get(entry.name)
+        # Pools without the field (Karpenter, SharedNodePool) keep the hardware's resource.
+        if offered is not None and not hasattr(entry.args, "advertised"):
+            offered = None
+        if not extra and offered is None:
+            out.append(entry)
+            continue
+        own_offer = getattr(entry.args, "advertised", None)
+        if offered is not None and own_offer is not None and own_offer.model_dump() != offered:
+            issues.append(
+                Issue(
+                    f"{entry.path}.advertised",
+                    f"{own_offer.model_dump()!r}, but with the AcceleratorStack serving this "
+                    f"pool one node advertises {offered!r}",
+                )
+            )
             out.append(entry)
             continue
         own: dict[str, str] = dict(entry.args.labels)
@@ -152,7 +173,10 @@ def label_served_pools(entries: list[FleetEntry], ctx: FleetContext) -> list[Fle
         if clashes:
             out.append(entry)
             continue
-        args = entry.args.model_copy(update={"labels": dict(sorted({**own, **extra}.items()))})
+        update: dict[str, Any] = {"labels": dict(sorted({**own, **extra}.items()))}
+        if offered is not None:
+            update["advertised"] = AdvertisedAccelerators.model_validate(offered)
+        args = entry.args.model_copy(update=update)
         key = next(k for k in ctx.preflights if k[1] == entry.name)
         component_class: Any = key[0]
         ctx.preflights[key] = (args, component_class.preflight(entry.name, args))
@@ -179,7 +203,9 @@ def _overlaps(entries: list[FleetEntry], ctx: FleetContext) -> list[Issue]:
                 )
             pools.setdefault(pool, entry.name)
         cluster = ctx.device_clusters.get(entry.name, "")
-        for vendor in sorted(vendors_of(entry.args.pools)):
+        # The EFA device plugin counts as one more vendor: one release per cluster.
+        efa = {"efa"} if entry.args.efa_pools else set[str]()
+        for vendor in sorted(vendors_of(entry.args.pools) | efa):
             where = (cluster, vendor)
             if where in vendors:
                 issues.append(

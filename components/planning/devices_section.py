@@ -39,7 +39,7 @@ def device_rows(capture: Capture) -> list[dict[str, Any]]:
 
 def devices_section(capture: Capture) -> Section | None:
     rows = device_rows(capture)
-    if not rows:
+    if not rows and not efa_rows(capture):
         return None
     section = Section("Device software")
     for row in rows:
@@ -52,4 +52,30 @@ def devices_section(capture: Capture) -> Section | None:
         )
         if not (row["tolerated"] and row["selected"]):
             section.failures += 1
+    for row in efa_rows(capture):
+        covered = "yes" if row["tolerated"] else "no"
+        selected = "yes" if row["selected"] else "no"
+        section.lines.append(
+            f"{row['pool']}: aws-efa-k8s-device-plugin ({row['stack']}), advertises "
+            f"vpc.amazonaws.com/efa; tolerations covered: {covered}; nodes selected: {selected}"
+        )
+        if not (row["tolerated"] and row["selected"]):
+            section.failures += 1
     return section
+
+
+def efa_rows(capture: Capture) -> list[dict[str, Any]]:
+    """One row per EFA pool an AcceleratorStack's EFA device plugin serves."""
+    rows: list[dict[str, Any]] = []
+    for stack in device_stacks(capture):
+        efa: dict[str, Any] = stack.inputs.get("efa") or {}
+        for pool, facts in sorted(efa.items()):
+            rows.append(
+                {
+                    "stack": stack.name,
+                    "pool": pool,
+                    "tolerated": bool(facts.get("tolerated")),
+                    "selected": bool(facts.get("selected")),
+                }
+            )
+    return rows

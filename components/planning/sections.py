@@ -147,12 +147,30 @@ def _advertised_note(capture: Capture, pool: CapturedResource) -> list[str]:
     spec: dict[str, Any] = pool.inputs.get("spec") or {}
     name = spec.get("poolName", pool.name)
     hardware = (spec.get("acceleratorResource"), int(spec.get("acceleratorsPerNode") or 0))
-    return [
-        f"  # with {row['stack']} ({row['software']}) one node advertises "
-        f"{row['resource']}: {row['count']} (MIG or time slicing)"
-        for row in device_rows(capture)
-        if row["pool"] == name and (row["resource"], row["count"]) != hardware
-    ]
+    lines: list[str] = []
+    for row in device_rows(capture):
+        if row["pool"] != name or (row["resource"], row["count"]) == hardware:
+            continue
+        lines.append(
+            f"  # with {row['stack']} ({row['software']}) one node advertises "
+            f"{row['resource']}: {row['count']} (MIG or time slicing)"
+        )
+        if pool.type == "nodepools:index:KarpenterNodePool":
+            # Karpenter simulates with the instance type's own capacity and has no way to
+            # learn other extended resources (kubernetes-sigs/karpenter#751).
+            lines.append(
+                "  # Karpenter launches nodes by the instance type's hardware resources only: "
+                "a pending pod asking for the advertised resource won't launch a node"
+            )
+        elif (
+            str(row["resource"]).startswith("nvidia.com/mig-") and spec.get("clusterKind") == "eks"
+        ):
+            lines.append(
+                "  # cluster-autoscaler counts a GPU node without allocatable nvidia.com/gpu as "
+                "unready (kubernetes/autoscaler#8095): check your version before relying on "
+                "`mixed` MIG to scale"
+            )
+    return lines
 
 
 def capacity_section(capture: Capture) -> Section:
@@ -170,6 +188,10 @@ def capacity_section(capture: Capture) -> Section:
         per_node = int(spec.get("acceleratorsPerNode") or 0)
         low, high = int(spec["minNodes"]), int(spec["maxNodes"])
         resource = spec.get("acceleratorResource") or "-"
+        # What a node advertises once its device software runs (MIG slices, time slicing).
+        offers: dict[str, Any] = spec.get("advertised") or {}
+        for offered, count in offers.items():
+            resource, per_node = offered, int(count)
         model = spec.get("acceleratorModel")
         rows.append(
             (

@@ -63,8 +63,10 @@ class PoolComponent(pulumi.ComponentResource):
         # Karpenter pools pass their own resolved form, without `extra_limits` (and replace
         # this scheduling info with theirs).
         extra_limits: dict[str, int] = getattr(pool, "extra_limits", None) or {}
+        # What a node advertises (MIG slices, time-sliced GPUs), not the hardware's count.
+        accelerator = getattr(pool, "node_accelerator", pool.accelerator)
         self.scheduling = SchedulingInfo.for_pool(
-            pool.pool_name, pool.taints, pool.accelerator, extra_limits=extra_limits
+            pool.pool_name, pool.taints, accelerator, extra_limits=extra_limits
         )
 
     def _build(self, name: str) -> None:

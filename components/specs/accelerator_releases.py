@@ -19,6 +19,8 @@ from nodepools.specs.accelerator_stack import (
     AMD_DEVICE_PLUGIN_CHART,
     DEFAULT_PLUGIN_CONFIG,
     DEVICE_SOFTWARE_LABEL,
+    EFA_CHART,
+    EFA_LABEL,
     GPU_OPERATOR_CHART,
     MIG_PROFILES,
     NEURON_CHART,
@@ -31,7 +33,7 @@ from nodepools.specs.accelerator_stack import (
     pools_of_vendor,
 )
 from nodepools.specs.accelerators import AMD_GPU, NVIDIA_GPU
-from nodepools.specs.instance_types import catalog_accelerators
+from nodepools.specs.instance_types import catalog_accelerators, catalog_names, instance_type
 
 # OKE's cluster add-ons for GPU device plugins (OKE docs, "Cluster Add-on Configuration
 # Arguments": every add-on takes `tolerations`, `nodeSelectors` and `affinity` as JSON).
@@ -267,6 +269,40 @@ def _neuron_release(name: str, spec: AcceleratorStackArgs, pools: list[ServedPoo
     )
 
 
+def efa_instance_types(pools: list[ServedPool]) -> list[str]:
+    """The chart's own list, every EFA type of the instance catalog and the served pools'
+    types: sorted (the chart's affinity admits only these)."""
+    catalog = {
+        name
+        for name in catalog_names()
+        if (found := instance_type(name)) is not None and found.efa_interfaces
+    }
+    served = {t for p in pools for t in p.instance_types}
+    defaults = chart_default(EFA_CHART[1], "supportedInstanceLabels.values")
+    return sorted({*defaults, *catalog, *served})
+
+
+def _efa_release(name: str, spec: AcceleratorStackArgs, pools: list[ServedPool]) -> ReleasePlan:
+    repo, chart, version = EFA_CHART
+    return ReleasePlan(
+        # One release per cluster: the DaemonSet selects the EFA pools by a label they share.
+        f"{name}-efa",
+        "efa",
+        repo,
+        chart,
+        spec.efa.version or version,
+        spec.efa.namespace or spec.namespace or "kube-system",
+        {
+            # The template adds CriticalAddonsOnly itself; the chart's list is empty.
+            "tolerations": tolerations(chart_default(chart, "tolerations"), pools),
+            "nodeSelector": {EFA_LABEL: "true"},
+            # The template's node affinity takes instance types from here (a list).
+            "supportedInstanceLabels": {"values": efa_instance_types(pools)},
+        },
+        tuple(p.name for p in pools),
+    )
+
+
 # What the OKE add-ons' pods tolerate before we add the pools' taints: the same as the
 # upstream plugin charts (CriticalAddonsOnly, and the vendor's resource as a taint key).
 OKE_ADDON_BASE_TOLERATIONS: dict[str, list[dict[str, str]]] = {
@@ -306,6 +342,8 @@ def plan_releases(name: str, spec: AcceleratorStackArgs) -> list[ReleasePlan]:
     neuron = pools_of_vendor(spec, "aws")
     if neuron:
         plans.append(_neuron_release(name, spec, neuron))
+    if spec.efa_pools and spec.platform == "eks":
+        plans.append(_efa_release(name, spec, spec.efa_pools))
     return plans
 
 
@@ -324,6 +362,7 @@ def plan_addons(name: str, spec: AcceleratorStackArgs) -> list[AddonPlan]:
 
 __all__ = [
     "AMD_DEVICE_PLUGIN_CHART",
+    "EFA_CHART",
     "GPU_OPERATOR_CHART",
     "MIG_PROFILES",
     "NEURON_CHART",

@@ -27,6 +27,8 @@ NVIDIA_DEVICE_PLUGIN_CHART = (
 )
 AMD_DEVICE_PLUGIN_CHART = ("https://rocm.github.io/k8s-device-plugin", "amd-gpu", "0.21.0")
 NEURON_CHART = ("oci://public.ecr.aws/neuron", "neuron-helm-chart", "1.0.0")
+# The AWS EFA device plugin (advertises `vpc.amazonaws.com/efa`), aws/eks-charts.
+EFA_CHART = ("https://aws.github.io/eks-charts", "aws-efa-k8s-device-plugin", "v0.5.30")
 
 # MIG profiles per GPU model (catalog `Accelerator.model`) -> instances of that profile one
 # GPU holds. NVIDIA MIG user guide, "Supported MIG Profiles"
@@ -76,6 +78,8 @@ MIG_CONFIG_LABEL = "nvidia.com/mig.config"
 # The AMD chart selects nodes by one nodeSelector map (no affinity value), so one release
 # serving several pools selects them by a label all of them carry: this one.
 DEVICE_SOFTWARE_LABEL = "nodepools.dev/device-software"
+# The EFA chart, too, selects nodes by one nodeSelector map: the EFA pools all carry this.
+EFA_LABEL = "nodepools.dev/efa"
 # The device-plugin config every node without a per-pool config uses.
 DEFAULT_PLUGIN_CONFIG = "default"
 
@@ -107,6 +111,12 @@ class ServedPool(SpecModel):
         default=None,
         description="Labels every node of the pool carries, that select it; default None: "
         "its identity label `nodepools.dev/pool: <name>`.",
+    )
+    efa: bool = Field(
+        default=False,
+        description="Its nodes carry EFA interfaces (an EKS pool's `network.efa`, a Karpenter "
+        "pool's `efa`), so the EFA device plugin must run there to advertise "
+        "`vpc.amazonaws.com/efa`; default false.",
     )
 
     @property
@@ -193,6 +203,24 @@ class Neuron(SpecModel):
     scheduler: bool = Field(default=False, description="Neuron scheduler extension; default false.")
 
 
+class Efa(SpecModel):
+    """The AWS EFA device plugin (`aws-efa-k8s-device-plugin` chart, aws/eks-charts): without
+    it no node advertises `vpc.amazonaws.com/efa` and pods asking for it never schedule."""
+
+    enabled: Literal["auto"] | bool = Field(
+        default="auto",
+        description="`auto` (install it when a served pool has `efa`), true (required: a "
+        "served pool must have `efa`) or false (never: EFA pods then need a plugin installed "
+        "elsewhere); default `auto`.",
+    )
+    version: str | None = Field(default=None, description="Chart version; default v0.5.30.")
+    namespace: str | None = Field(
+        default=None,
+        description="Namespace of its release; default the stack's `namespace`, else "
+        "`kube-system`.",
+    )
+
+
 class AcceleratorStackArgs(SpecModel):
     """The device software for a set of pools: vendors derived from their accelerators."""
 
@@ -210,10 +238,15 @@ class AcceleratorStackArgs(SpecModel):
     neuron: Neuron | None = Field(
         default=None, description="Neuron options; default `Neuron()` when a Neuron pool is served."
     )
+    efa: Efa = Field(
+        default_factory=Efa,
+        description="The EFA device plugin; default `{enabled: auto}`: installed on `eks` "
+        "when a served pool has `efa`, on those pools' nodes only.",
+    )
     namespace: str | None = Field(
         default=None,
         description="Namespace of every release; default per vendor (`gpu-operator`, "
-        "`nvidia-device-plugin`, `amd-gpu`, `kube-system` for Neuron).",
+        "`nvidia-device-plugin`, `amd-gpu`, `kube-system` for Neuron and EFA).",
     )
     create_namespace: bool = Field(
         default=True, description="Helm creates the namespace; default true."
@@ -234,6 +267,13 @@ class AcceleratorStackArgs(SpecModel):
     @property
     def uses_oke_addons(self) -> bool:
         return self.platform == "oke" and self.oke_addons
+
+    @property
+    def efa_pools(self) -> list[ServedPool]:
+        """The served pools with EFA, by name, when the EFA device plugin is to serve them."""
+        if self.efa.enabled is False:
+            return []
+        return sorted((p for p in self.pools if p.efa), key=lambda p: p.name)
 
     @property
     def nvidia_mode(self) -> str:
@@ -260,6 +300,16 @@ class AcceleratorStackArgs(SpecModel):
                     "oke_cluster_id",
                     "is required: OKE's GPU plugin add-ons go on a cluster (or set "
                     "`oke_addons: false` to install the Helm charts)",
+                )
+            )
+        efa_pools = [p.name for p in self.pools if p.efa]
+        if self.efa.enabled is True and not efa_pools:
+            problems.append(Issue("efa.enabled", "true but no served pool has `efa`"))
+        if efa_pools and self.platform != "eks" and self.efa.enabled is not False:
+            problems.append(
+                Issue(
+                    "pools",
+                    f"{efa_pools} have `efa`, which is EKS only (platform {self.platform!r})",
                 )
             )
         if self.nvidia is not None:
@@ -364,7 +414,7 @@ def uses_amd_chart(spec: AcceleratorStackArgs) -> bool:
 def node_labels(spec: AcceleratorStackArgs) -> dict[str, dict[str, str]]:
     """Pool name -> the labels its nodes need for this device software to work on them:
     the named device-plugin config of a time-sliced pool, the MIG layout of a partitioned
-    one, the shared label the AMD chart selects its pools by. Pools needing none are left
+    one, the shared label the AMD chart (or the EFA chart) selects its pools by. Pools needing none are left
     out. A fleet adds them to its pools; a program adds them to each pool's `labels`."""
     out: dict[str, dict[str, str]] = {}
     nv = spec.nvidia or Nvidia()
@@ -376,4 +426,6 @@ def node_labels(spec: AcceleratorStackArgs) -> dict[str, dict[str, str]]:
     if uses_amd_chart(spec):
         for pool in pools_of_vendor(spec, "amd"):
             out.setdefault(pool.name, {})[DEVICE_SOFTWARE_LABEL] = "amd-gpu"
+    for pool in spec.efa_pools:
+        out.setdefault(pool.name, {})[EFA_LABEL] = "true"
     return {pool: dict(sorted(labels.items())) for pool, labels in sorted(out.items())}

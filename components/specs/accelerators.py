@@ -38,6 +38,18 @@ class Accelerator(SpecModel):
     )
 
 
+class AdvertisedAccelerators(SpecModel):
+    """What one node advertises in place of its accelerators once device software
+    partitions them: MIG slices (`nvidia.com/mig-1g.10gb: 56` on 8 H100 GPUs cut into
+    `1g.10gb`) or time-sliced GPUs (`nvidia.com/gpu: 32` for 8 GPUs x 4 replicas)."""
+
+    resource: LabelKey = Field(
+        description="The extended resource a node advertises, e.g. `nvidia.com/mig-1g.10gb`. "
+        "Required."
+    )
+    count: int = Field(ge=1, description="How many of it one node advertises. Required.")
+
+
 # Instance type / OCI shape -> the accelerators of one node, from the instance-type catalog
 # (`nodepools.specs.instance_types`, which cites a source for each).
 CATALOG: dict[str, Accelerator] = {

@@ -17,6 +17,7 @@ from typing import Any, cast
 
 from nodepools.json_values import dig
 from nodepools.specs.accelerator_releases import (
+    EFA_CHART,
     NEURON_CHART,
     chart_facts,
     plan_addons,
@@ -143,6 +144,31 @@ def release_daemons(release: str, chart: str, values: Mapping[str, Any]) -> list
                 dig(merged, "devicePlugin.nodeSelector") or {}, affinity,
             )
         ]  # fmt: skip
+    if chart == EFA_CHART[1]:
+        # The chart's template: CriticalAddonsOnly before our list, and a node affinity on
+        # `supportedInstanceLabels` (one term per key, the last also keeping EKS Auto Mode
+        # nodes out, which bring their own EFA support).
+        keys = list(dig(merged, "supportedInstanceLabels.keys") or [])
+        types = list(dig(merged, "supportedInstanceLabels.values") or [])
+        terms: list[dict[str, Any]] = [
+            {"matchExpressions": [{"key": key, "operator": "In", "values": types}]} for key in keys
+        ]
+        if terms:
+            terms[-1]["matchExpressions"].append(
+                {"key": "eks.amazonaws.com/compute-type", "operator": "NotIn", "values": ["auto"]}
+            )
+        affinity = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
+            }
+        }
+        return [
+            DaemonPlacement(
+                release, "efa-device-plugin", "efa",
+                ({"key": "CriticalAddonsOnly", "operator": "Exists"}, *tolerations("tolerations")),
+                merged.get("nodeSelector") or {}, affinity,
+            )
+        ]  # fmt: skip
     raise ValueError(f"unknown chart {chart!r}")
 
 
@@ -250,8 +276,9 @@ def advertised_resource(spec: AcceleratorStackArgs, pool: ServedPool) -> tuple[s
 
 def advertised(spec: AcceleratorStackArgs, name: str = "stack") -> list[Advertised]:
     """Per served accelerator pool, by name: software, advertised resource and count, and
-    whether every DaemonSet of its vendor tolerates the pool's taints and (unless meant for
-    every node) selects each of its modelled nodes."""
+    whether every DaemonSet of its vendor (and, for an EFA pool, the EFA device plugin's)
+    tolerates the pool's taints and (unless meant for every node) selects each of its
+    modelled nodes."""
     daemons = planned_daemons(name, spec)
     nodes = modeled_nodes(spec)
     out: list[Advertised] = []
@@ -259,7 +286,8 @@ def advertised(spec: AcceleratorStackArgs, name: str = "stack") -> list[Advertis
         acc = pool.accelerator
         if acc is None or acc.vendor not in VENDOR_SOFTWARE:
             continue
-        mine = [d for d in daemons if d.vendor == acc.vendor]
+        # An EFA pool needs the EFA device plugin as well as its accelerator's.
+        mine = [d for d in daemons if d.vendor == acc.vendor or (pool.efa and d.vendor == "efa")]
         tolerated = bool(mine) and all(
             not untolerated(d.tolerations, pool.all_taints) for d in mine
         )
@@ -272,4 +300,38 @@ def advertised(spec: AcceleratorStackArgs, name: str = "stack") -> list[Advertis
                 pool.name, software_of(spec, acc.vendor), resource, count, tolerated, selected
             )
         )
+    return out
+
+
+def efa_placement(spec: AcceleratorStackArgs, name: str = "stack") -> dict[str, dict[str, bool]]:
+    """Per EFA pool the EFA device plugin serves: whether its pods tolerate the pool's taints
+    (and startup taints) and select each of its modelled nodes. {} without EFA pools."""
+    daemons = [d for d in planned_daemons(name, spec) if d.vendor == "efa"]
+    nodes = modeled_nodes(spec)
+    out: dict[str, dict[str, bool]] = {}
+    for pool in spec.efa_pools:
+        out[pool.name] = {
+            "tolerated": bool(daemons)
+            and all(not untolerated(d.tolerations, pool.all_taints) for d in daemons),
+            "selected": bool(daemons)
+            and all(
+                d.admits(labels) for d in daemons for served, labels in nodes if served is pool
+            ),
+        }
+    return out
+
+
+def advertised_overrides(spec: AcceleratorStackArgs) -> dict[str, dict[str, Any]]:
+    """Pool name -> `{resource, count}` one node advertises, for the served pools whose
+    device software advertises something other than the hardware (MIG slices, time-sliced
+    GPUs): a pool's `advertised` field, so its scheduling info and the cluster-autoscaler's
+    node template say what the node will offer."""
+    out: dict[str, dict[str, Any]] = {}
+    for pool in sorted(spec.pools, key=lambda p: p.name):
+        acc = pool.accelerator
+        if acc is None:
+            continue
+        resource, count = advertised_resource(spec, pool)
+        if (resource, count) != (acc.resource, acc.count):
+            out[pool.name] = {"resource": resource, "count": count}
     return out

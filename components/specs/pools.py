@@ -8,6 +8,7 @@ from typing import Annotated, Any, cast
 
 from nodepools.specs.accelerators import (
     Accelerator,
+    AdvertisedAccelerators,
     flex_bounds_problem,
     flex_size_problem,
     is_bare_metal,
@@ -241,6 +242,16 @@ class PoolArgsBase(SpecModel):
         "Capacity Reservation (EKS: the launch template's reservation target; a Capacity "
         "Block also sets the node group's capacity type `CAPACITY_BLOCK`), or OCI capacity "
         "reservations (OKE: per placement); ROSA: refused. Not with `spot`. Default None.",
+    )
+    advertised: AdvertisedAccelerators | None = Field(
+        default=None,
+        description="What one node advertises in place of its accelerators once device "
+        "software cuts them into MIG slices or time-slices them, e.g. `{resource: "
+        "nvidia.com/mig-1g.10gb, count: 56}`: the scheduling info asks for it and, on EKS, "
+        "the cluster-autoscaler node template advertises it (so a pending pod asking for it "
+        "scales the pool from zero). Only on an accelerator pool. Default None: the "
+        "accelerators as the hardware has them. A fleet sets it from the AcceleratorStack "
+        "serving the pool; a program from `AcceleratorStack.required_advertised(args)`.",
     )
 
     @model_validator(mode="before")
@@ -541,6 +552,18 @@ class ResolvedPool:
     additional_security_group_ids: tuple[str, ...] = ()
     network: PoolNetwork | None = None
     capacity_reservation: CapacityReservation | None = None
+    advertised: AdvertisedAccelerators | None = None
+
+    @property
+    def node_accelerator(self) -> Accelerator | None:
+        """The accelerators as a node advertises them: `advertised` (MIG slices,
+        time-sliced GPUs) in place of the hardware's resource and count, else the hardware's.
+        What pods ask for and the autoscaler's node template offers."""
+        if self.accelerator is None or self.advertised is None:
+            return self.accelerator
+        return self.accelerator.model_copy(
+            update={"resource": self.advertised.resource, "count": self.advertised.count}
+        )
 
     @property
     def efa_interfaces(self) -> int:
@@ -583,6 +606,11 @@ class ResolvedPool:
             **({"instanceTypes": list(self.instance_types)} if self.instance_types else {}),
             **({"efaInterfaces": self.efa_interfaces} if self.efa_interfaces else {}),
             **(
+                {"advertised": {self.advertised.resource: self.advertised.count}}
+                if self.advertised
+                else {}
+            ),
+            **(
                 {"capacityReservation": self.capacity_reservation.type}
                 if self.capacity_reservation
                 else {}
@@ -615,6 +643,17 @@ def resolve_pool(
             )
         min_nodes, max_nodes, autoscaled = scaling.min_replicas, scaling.max_replicas, True
     accelerator = args.accelerator or catalog_accelerator(args)
+    if args.advertised is not None and accelerator is None:
+        raise SpecError(
+            f"pool {component_name!r}",
+            [
+                Issue(
+                    "advertised",
+                    f"{args.advertised.model_dump()!r} but the pool has no accelerators to "
+                    "partition",
+                )
+            ],
+        )
     labels = {
         **(default_labels or {}),
         **args.labels,
@@ -642,6 +681,7 @@ def resolve_pool(
         instance_types=tuple(args.instance_types or ()),
         network=args.network,
         capacity_reservation=args.capacity_reservation,
+        advertised=args.advertised,
         **resolved_settings(args),
     )
 

@@ -1,6 +1,6 @@
 """A pool as AcceleratorStack serves it (`ServedPool` fields), from a resolved pool of any
 kind: what it is called, which labels select its nodes, its taints and startup taints, its
-accelerators and the instance types its nodes may have."""
+accelerators, the instance types its nodes may have and whether they carry EFA."""
 
 from __future__ import annotations
 
@@ -52,4 +52,7 @@ def served_pool(resolved: Any) -> dict[str, Any]:
             entry["node_labels"] = {NODEPOOL_LABEL: resolved.pool_name}
     else:
         entry["instance_types"] = list(resolved.instance_types or [resolved.instance_type])
+    # EKS `network.efa` (interfaces per node) or Karpenter `efa`.
+    if getattr(resolved, "efa_interfaces", 0) or getattr(resolved, "efa", False):
+        entry["efa"] = True
     return entry

@@ -103,6 +103,42 @@ def daemon_pods(inputs: dict[str, Any]) -> list[DaemonPod]:
                 _fragment(plugin.get("tolerations"), plugin.get("nodeSelector"), affinity),
             )
         ]
+    elif chart == "aws-efa-k8s-device-plugin":
+        # The chart's template: CriticalAddonsOnly before our tolerations, and a node affinity
+        # on `supportedInstanceLabels` (instance types; EKS Auto Mode nodes kept out).
+        types = values.get("supportedInstanceLabels", {}).get("values") or []
+        affinity = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {
+                            "matchExpressions": [
+                                {
+                                    "key": "node.kubernetes.io/instance-type",
+                                    "operator": "In",
+                                    "values": types,
+                                },
+                                {
+                                    "key": "eks.amazonaws.com/compute-type",
+                                    "operator": "NotIn",
+                                    "values": ["auto"],
+                                },
+                            ]
+                        }
+                    ]
+                }
+            }
+        }
+        tolerations = [
+            {"key": "CriticalAddonsOnly", "operator": "Exists"},
+            *(values.get("tolerations") or []),
+        ]
+        found = [
+            (
+                "efa-device-plugin",
+                _fragment(tolerations, values.get("nodeSelector"), affinity if types else None),
+            )
+        ]
     else:
         raise AssertionError(
             f"Release {inputs.get('name')}: chart {inputs['chart']!r} has no stand-in in "

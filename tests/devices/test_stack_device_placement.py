@@ -63,6 +63,16 @@ def stack_nodes(stack: str) -> list[tuple[str, str | None, dict[str, str], list[
     return nodes
 
 
+def efa_pools(stack: str) -> set[str]:
+    """The pools of the stack whose nodes carry EFA interfaces."""
+    _, ctx = validate_fleet(_fleet_config(stack))
+    return {
+        resolved.pool_name
+        for _, resolved in ctx.preflights.values()
+        if hasattr(resolved, "pool_name") and ServedPool.model_validate(served_pool(resolved)).efa
+    }
+
+
 def _nodes_of(served: ServedPool, labels: dict[str, str]):
     vendor = served.accelerator.vendor if served.accelerator else None
     return [
@@ -112,6 +122,8 @@ def test_each_daemon_lands_on_each_accelerator_node_of_its_vendor_and_on_no_cpu_
         assert placements, f"{stack}: {owner} registered no DaemonSet"
         for daemon in placements:
             where = f"{stack}: {daemon.release}/{daemon.daemon}"
+            if daemon.vendor == "efa":
+                continue  # below
             for pool, vendor, labels, taints in nodes:
                 if vendor == daemon.vendor and pool in served[owner]:
                     covered.add(pool)
@@ -123,8 +135,39 @@ def test_each_daemon_lands_on_each_accelerator_node_of_its_vendor_and_on_no_cpu_
                 elif vendor is None and not daemon.everywhere and daemon.admits(labels):
                     problems.append(f"{where} selects a CPU node of {pool}")
     assert problems == []
+    assert _efa_problems(stack, daemons, nodes) == []
     accelerator_pools = {pool for pool, vendor, _, _ in nodes if vendor is not None}
     assert accelerator_pools <= covered, f"{stack}: pools without device software"
+
+
+def _efa_problems(
+    stack: str,
+    daemons: dict[str, list[DaemonPlacement]],
+    nodes: list[tuple[str, str | None, dict[str, str], list[Taint]]],
+) -> list[str]:
+    """The EFA device plugin lands on every node of every EFA pool (or nothing advertises
+    `vpc.amazonaws.com/efa` there) and on no other node."""
+    with_efa = efa_pools(stack)
+    problems: list[str] = []
+    efa_daemons = [d for placements in daemons.values() for d in placements if d.vendor == "efa"]
+    if with_efa and not efa_daemons:
+        problems.append(f"{stack}: EFA pools {sorted(with_efa)} but no EFA device plugin")
+    for daemon in efa_daemons:
+        where = f"{stack}: {daemon.release}/{daemon.daemon}"
+        for pool, _, labels, taints in nodes:
+            if pool in with_efa:
+                if not daemon.admits(labels):
+                    problems.append(f"{where} does not select a node of {pool} ({labels})")
+                missing = untolerated(daemon.tolerations, taints)
+                if missing:
+                    problems.append(f"{where} does not tolerate {pool}'s {missing}")
+            elif daemon.admits(labels):
+                problems.append(f"{where} selects a node of {pool}, which has no EFA")
+    return problems
+
+
+def test_the_efa_proof_has_an_efa_pool_to_prove():
+    assert "h100-block" in efa_pools("eks-training")
 
 
 def test_the_proof_fails_when_a_taint_is_not_tolerated_or_a_default_selector_stays():
