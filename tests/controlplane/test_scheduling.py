@@ -75,7 +75,11 @@ def pool_node(stack: str, capture: Capture, component: Any) -> Pool:
     if instance_type(spec.get("instanceType")) is not None:  # not "families c5,m5,r5"
         labels[INSTANCE_TYPE_LABEL] = spec["instanceType"]  # the kubelet's well-known label
     resources = {"cpu": "192", "memory": "2Ti", "pods": "110", "ephemeral-storage": "1Ti"}
-    if spec.get("acceleratorResource"):
+    if spec.get("advertised"):
+        # The pool's device software partitions its accelerators (MIG, time slicing): the
+        # node advertises the partitions, not the hardware.
+        resources.update({name: str(count) for name, count in spec["advertised"].items()})
+    elif spec.get("acceleratorResource"):
         per_node = spec.get("acceleratorsPerNode") or max(
             info.get("resources", {}).get("limits", {}).values()
         )
