@@ -281,10 +281,20 @@ def parse_spec(model: type[T], data: Any, subject: str, prefix: str = "") -> T:
     return check_when_resolved(spec, subject, prefix)
 
 
+# type -> is it Pulumi's Output: a dict lookup per value instead of two attribute reads and
+# a string test (every parse asks for every value of a spec).
+_OUTPUT_TYPES: dict[type[Any], bool] = {}
+
+
 def is_output(value: Any) -> bool:
     """True for a Pulumi Output (or Output-like awaitable), detected without importing pulumi."""
     cls = cast("type[Any]", type(value))
-    return cls.__name__ == "Output" and cls.__module__.startswith("pulumi")
+    known = _OUTPUT_TYPES.get(cls)
+    if known is None:
+        known = _OUTPUT_TYPES[cls] = cls.__name__ == "Output" and cls.__module__.startswith(
+            "pulumi"
+        )
+    return known
 
 
 def wired(plain_type: Any) -> BeforeValidator:

@@ -11,8 +11,11 @@ recognised and used by duck typing, pulumi is never imported here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence, Set
+from enum import Enum
 from functools import partial
-from typing import Any, TypeVar
+from types import UnionType
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from nodepools.json_values import is_dict, is_sequence
 from nodepools.specs.base import SpecError, format_path, is_output, issues_from_validation_error
@@ -27,7 +30,9 @@ def check_when_resolved(model: M, subject: str, prefix: str = "") -> M:
     if not _holds_output(model):
         return model
     updates: dict[str, Any] = {}
-    for name, info in type(model).model_fields.items():
+    fields = type(model).model_fields
+    for name in _reaching_fields(type(model)):
+        info = fields[name]
         value = getattr(model, name)
         path = format_path([name], prefix)
         if is_wired(info):
@@ -43,11 +48,46 @@ def _holds_output(value: Any) -> bool:
     if is_output(value):
         return True
     if isinstance(value, BaseModel):
-        return any(_holds_output(item) for item in value.__dict__.values())
+        values = value.__dict__
+        return any(_holds_output(values[name]) for name in _reaching_fields(type(value)))
     if is_sequence(value):
         return any(_holds_output(item) for item in value)
     if is_dict(value):
         return any(_holds_output(item) for item in value.values())
+    return False
+
+
+# Model class -> the names of its fields that can hold an Output (wired fields, and fields
+# whose type allows a model or anything at all); computed once per class, on first parse.
+_REACHING: dict[type[BaseModel], tuple[str, ...]] = {}
+_PLAIN_TYPES = frozenset({str, int, float, bool, bytes, type(None)})
+_CONTAINERS = frozenset({list, tuple, set, frozenset, dict, Sequence, Mapping, Set})
+
+
+def _reaching_fields(cls: type[BaseModel]) -> tuple[str, ...]:
+    found = _REACHING.get(cls)
+    if found is None:
+        found = _REACHING[cls] = tuple(
+            name
+            for name, info in cls.model_fields.items()
+            if is_wired(info) or not _plain_type(info.annotation)
+        )
+    return found
+
+
+def _plain_type(annotation: Any) -> bool:
+    """True when a validated value of this type can hold neither an Output nor a model:
+    scalars, enums, literals, and unions and containers of them. Anything else (Any, a
+    model, a type this doesn't know) counts as able to."""
+    if isinstance(annotation, type):
+        return annotation in _PLAIN_TYPES or issubclass(annotation, Enum)
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return True
+    if origin is Annotated:
+        return _plain_type(get_args(annotation)[0])
+    if origin in (Union, UnionType) or origin in _CONTAINERS:
+        return all(arg is Ellipsis or _plain_type(arg) for arg in get_args(annotation))
     return False
 
 
