@@ -31,13 +31,24 @@ class AutoscalingGroupTag(pulumi.CustomResource):
         value: str,
         opts: pulumi.ResourceOptions | None = None,
     ):
-        # What the typed class merges in: the pinned pulumi_aws's version and download URL,
-        # so the engine loads the same provider plugin for these as for the node group.
-        from pulumi_aws import _utilities
-
         props: dict[str, Any] = {
             "autoscalingGroupName": autoscaling_group_name,
             "tag": {"key": key, "value": value, "propagateAtLaunch": False},
         }
-        options = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
+        options = pulumi.ResourceOptions.merge(_sdk_defaults(), opts)
         super().__init__(TYPE, name, props, options)
+
+
+_DEFAULTS: list[pulumi.ResourceOptions] = []
+
+
+def _sdk_defaults() -> pulumi.ResourceOptions:
+    """What the typed class merges in: the pinned pulumi_aws's version and download URL, so
+    the engine loads the same provider plugin for these as for the node group. Both are
+    constants of the installed package (read from its metadata), so they are read once per
+    process; `merge` copies them and never changes this object."""
+    if not _DEFAULTS:
+        from pulumi_aws import _utilities
+
+        _DEFAULTS.append(_utilities.get_resource_opts_defaults())
+    return _DEFAULTS[0]
