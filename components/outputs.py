@@ -32,3 +32,11 @@ def known_output(value: Any) -> pulumi.Output[Any]:
     if not _is_plain(value):
         return pulumi.Output.from_input(value)
     return pulumi.Output.from_input(None).apply(lambda _: value)
+
+
+def plain_output(value: Any) -> pulumi.Output[Any]:
+    """`known_output(value)` for a value already known to be plain data, without the walk
+    that checks it: what this package builds itself from validated, plain fields
+    (`SchedulingInfo.to_dict()`), or what a walk made anyway has found plain (rendered
+    Karpenter manifests, copied once for validation). Never for a user's value."""
+    return pulumi.Output.from_input(None).apply(lambda _: value)

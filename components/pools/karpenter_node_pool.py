@@ -9,7 +9,7 @@ import pulumi
 from nodepools.backends import backend_for
 from nodepools.backends.karpenter import manifest_issues, render_manifests
 from nodepools.documentation import documented
-from nodepools.outputs import known_output
+from nodepools.outputs import known_output, plain_output
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
@@ -115,7 +115,7 @@ class KarpenterNodePool(PoolComponent):
         self.pool_name = pulumi.Output.from_input(pool.pool_name)
         self.pool_id = built.pool_id
         self.node_class_name = built.node_class_name
-        self.scheduling_info = known_output(self.scheduling.to_dict())
+        self.scheduling_info = plain_output(self.scheduling.to_dict())
         self.scheduling_info_yaml = pulumi.Output.from_input(self.scheduling.to_yaml())
         self.manifests = known_output(manifests)
         self.register_outputs(

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pulumi
 from nodepools.backends import backend_for, check_pool
-from nodepools.outputs import known_output
+from nodepools.outputs import plain_output
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.instance_types import unknown_type_warning
 from nodepools.specs.pools import ResolvedPool
@@ -73,7 +73,7 @@ class PoolComponent(pulumi.ComponentResource):
         built = backend_for(self.resolved.cluster.kind).build_pool(name, self.resolved, self)
         self.pool_name = pulumi.Output.from_input(self.resolved.pool_name)
         self.pool_id = built.pool_id
-        self.scheduling_info = known_output(self.scheduling.to_dict())
+        self.scheduling_info = plain_output(self.scheduling.to_dict())
         self.scheduling_info_yaml = pulumi.Output.from_input(self.scheduling.to_yaml())
         # EKS pools: the role their nodes assume (given, or their NodeRole's); None on
         # clouds whose pools have no such role.
