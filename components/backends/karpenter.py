@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nodepools.backends import BuiltPool
-from nodepools.json_values import is_dict, is_list
+from nodepools.json_values import is_dict, is_sequence
 from nodepools.specs.base import Issue, is_output
 from nodepools.specs.karpenter_node_class import NodeClassArgs, ami_family
 from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
@@ -177,28 +177,48 @@ def render_manifests(pool: ResolvedKarpenterPool) -> dict[str, dict[str, Any]]:
     return manifests
 
 
-def _known(value: Any) -> Any:
-    if is_output(value):
-        return UNKNOWN_PLACEHOLDER
+_PLAIN_SCALARS = (str, int, float, bool, type(None))
+
+
+def _known(value: Any, foreign: list[Any]) -> Any:
+    """A copy of JSON-like `value` to validate: Outputs stand as UNKNOWN_PLACEHOLDER, tuples
+    become lists (as the validator's own copy makes them). Whatever is not plain data
+    (an Output, any other object; what `outputs.known_output` looks for) is added to
+    `foreign`, so this one walk also tells whether the manifests are plain."""
     if is_dict(value):
-        return {key: _known(item) for key, item in value.items()}
-    if is_list(value):
-        return [_known(item) for item in value]
-    return value
+        for key in value:
+            if not isinstance(key, _PLAIN_SCALARS):
+                foreign.append(key)
+        return {key: _known(item, foreign) for key, item in value.items()}
+    if is_sequence(value):
+        return [_known(item, foreign) for item in value]
+    if isinstance(value, _PLAIN_SCALARS):
+        return value
+    foreign.append(value)
+    return UNKNOWN_PLACEHOLDER if is_output(value) else value
 
 
 def manifest_issues(manifests: dict[str, dict[str, Any]], prefix: str = "") -> list[Issue]:
     """Every reason the API server would reject the manifests, as issues whose path names
     the manifest (`manifests.node_pool.spec...`) and whose message is the upstream one."""
+    return checked_manifests(manifests, prefix)[0]
+
+
+def checked_manifests(
+    manifests: dict[str, dict[str, Any]], prefix: str = ""
+) -> tuple[list[Issue], bool]:
+    """`manifest_issues`, and whether the manifests are plain data (no Output inside)."""
     from nodepools.validation import validate_manifest  # the CEL runtime loads on first validation
 
     issues: list[Issue] = []
+    foreign: list[Any] = []
     for role, manifest in manifests.items():
         where = f"{prefix}.manifests.{role}" if prefix else f"manifests.{role}"
-        for violation in validate_manifest(_known(manifest)):
+        # The copy is the validator's to normalize: it makes no second one.
+        for violation in validate_manifest(_known(manifest, foreign), owned=True):
             path = f"{where}.{violation.path}" if violation.path else where
             issues.append(Issue(path, violation.message))
-    return issues
+    return issues, not foreign
 
 
 @dataclass(frozen=True)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import pulumi
 from nodepools.backends import backend_for
-from nodepools.backends.karpenter import manifest_issues, render_manifests
+from nodepools.backends.karpenter import checked_manifests, render_manifests
 from nodepools.documentation import documented
 from nodepools.outputs import known_output, plain_output
 from nodepools.pools.pool_component import PoolComponent
@@ -18,9 +18,18 @@ from nodepools.specs.karpenter_args import NODEPOOL_LABEL, KarpenterNodePoolArgs
 from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool, resolve_karpenter_pool
 
 
+@dataclass(frozen=True)
+class CheckedKarpenterPool(ResolvedKarpenterPool):
+    """A resolved pool with the manifests rendered from it and validated: what `preflight`
+    returns, so that the constructor registers that very render instead of making another."""
+
+    manifests: dict[str, dict[str, Any]] = field(default_factory=dict[str, dict[str, Any]])
+    manifests_plain: bool = False  # no Output inside the manifests (found while validating)
+
+
 def prepare_pool(
     args: KarpenterNodePoolArgs | dict[str, Any], name: str, subject: str, prefix: str = ""
-) -> tuple[ResolvedKarpenterPool, dict[str, dict[str, Any]]]:
+) -> tuple[CheckedKarpenterPool, dict[str, dict[str, Any]]]:
     """Parse, resolve, render and validate: the pool and its manifests, or one SpecError
     listing every problem (paths under `prefix`), before anything is registered."""
     spec = parse_spec(KarpenterNodePoolArgs, args, subject, prefix)
@@ -29,10 +38,11 @@ def prepare_pool(
     except SpecError as exc:
         raise SpecError(subject, [_under(prefix, issue) for issue in exc.issues]) from None
     manifests = render_manifests(pool)
-    issues = manifest_issues(manifests, prefix)
+    issues, plain = checked_manifests(manifests, prefix)
     if issues:
         raise SpecError(subject, issues)
-    return pool, manifests
+    checked = CheckedKarpenterPool(**vars(pool), manifests=manifests, manifests_plain=plain)
+    return checked, manifests
 
 
 def _under(prefix: str, issue: Issue) -> Issue:
@@ -95,7 +105,7 @@ class KarpenterNodePool(PoolComponent):
     @classmethod
     def preflight(
         cls, name: str, args: KarpenterNodePoolArgs | dict[str, Any]
-    ) -> ResolvedKarpenterPool:
+    ) -> CheckedKarpenterPool:
         """Everything the constructor checks (manifests validated too), registering nothing."""
         pool, _ = prepare_pool(args, name, f"KarpenterNodePool {name!r}")
         return pool
@@ -106,9 +116,8 @@ class KarpenterNodePool(PoolComponent):
         args: KarpenterNodePoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        pool = checked(self, name, args)
-        # Rendered again (cheap and deterministic): the preflight validated this very render.
-        manifests = render_manifests(pool)
+        pool: CheckedKarpenterPool = checked(self, name, args)
+        manifests = pool.manifests  # the render the preflight validated
         super().__init__(self.TYPE, name, pool, opts)  # type: ignore[arg-type]
         self.scheduling = karpenter_scheduling(pool)
         built = backend_for("karpenter").build_pool(name, pool, self, manifests)
@@ -117,7 +126,9 @@ class KarpenterNodePool(PoolComponent):
         self.node_class_name = built.node_class_name
         self.scheduling_info = plain_output(self.scheduling.to_dict())
         self.scheduling_info_yaml = pulumi.Output.from_input(self.scheduling.to_yaml())
-        self.manifests = known_output(manifests)
+        self.manifests = (
+            plain_output(manifests) if pool.manifests_plain else known_output(manifests)
+        )
         self.register_outputs(
             {
                 **self._pool_outputs(),

@@ -45,11 +45,13 @@ __all__ = [
 
 
 def validate_manifest(
-    manifest: dict[str, Any], *, old: dict[str, Any] | None = None
+    manifest: dict[str, Any], *, old: dict[str, Any] | None = None, owned: bool = False
 ) -> list[Violation]:
     """Every reason the API server would reject ``manifest`` (create, or update of ``old``).
 
-    Returns ``[]`` for a valid manifest and for a manifest of an unknown kind.
+    Returns ``[]`` for a valid manifest and for a manifest of an unknown kind. ``owned``:
+    ``manifest`` is a fresh copy of JSON data (dicts, lists, scalars) that the caller no
+    longer uses, which the validator may normalize in place instead of copying it first.
     """
     if not is_dict(manifest):
         raise TypeError(f"a manifest is a dict, not {type(manifest).__name__}")
@@ -58,7 +60,7 @@ def validate_manifest(
     from nodepools.validation.validator import validator_for
 
     validator = validator_for(manifest.get("apiVersion"), manifest.get("kind"))
-    return validator.validate(manifest, old) if validator is not None else []
+    return validator.validate(manifest, old, owned=owned) if validator is not None else []
 
 
 def validate_manifests(manifests: Iterable[dict[str, Any]]) -> list[Violation]:

@@ -50,13 +50,16 @@ class KindValidator:
         self.rule_count = cel.compile_schema_rules(self.root, kind)
         self.webhook = webhooks.WEBHOOKS.get((api_version, kind))
 
-    def normalize(self, manifest: dict[str, Any], out: Collector | None) -> dict[str, Any]:
+    def normalize(
+        self, manifest: dict[str, Any], out: Collector | None, owned: bool = False
+    ) -> dict[str, Any]:
         """A copy of ``manifest`` as the API server would store it before validation.
 
         With ``out``, unknown fields are pruned and reported; without, they are kept
-        (`apply_defaults` must not drop what it does not understand).
+        (`apply_defaults` must not drop what it does not understand). ``owned``: the
+        caller's own fresh copy, normalized in place (see `validate_manifest`).
         """
-        obj = defaults.copy_json(manifest)
+        obj = manifest if owned else defaults.copy_json(manifest)
         if self.drops_status:
             obj.pop("status", None)
         if out is not None:
@@ -75,10 +78,12 @@ class KindValidator:
         defaults.apply_defaults(self.root, obj)
         return obj
 
-    def validate(self, manifest: dict[str, Any], old: dict[str, Any] | None) -> list[Violation]:
+    def validate(
+        self, manifest: dict[str, Any], old: dict[str, Any] | None, owned: bool = False
+    ) -> list[Violation]:
         name = _name_of(manifest)
         out = Collector(self.kind, name)
-        obj = self.normalize(manifest, out)
+        obj = self.normalize(manifest, out, owned)
         unknown_reports = len(out.violations)
 
         metadata.validate_metadata(obj.get("metadata"), self.namespaced, out)
