@@ -211,6 +211,53 @@ def test_role_may_come_from_another_resource() -> None:
     )
 
 
+def test_the_manifests_output_resolves_the_role_from_another_resource_too() -> None:
+    """The walk made for validation found the Output: `manifests` still waits for it."""
+
+    def program() -> None:
+        role = pulumi.Output.from_input("KarpenterNodeRole-made-here")
+        KarpenterNodePool("cpu", {"node_class": node_class(role=role)})
+
+    capture = run(program)
+    outputs = capture.outputs_of(component_of(capture, "cpu"))
+    assert outputs["manifests"]["node_class"]["spec"]["role"] == "KarpenterNodeRole-made-here"
+
+
+def test_the_constructor_registers_the_render_its_preflight_validated(monkeypatch) -> None:
+    import nodepools.backends.karpenter as backend
+    import nodepools.pools.karpenter_node_pool as component
+
+    renders: list[str] = []
+    original = backend.render_manifests
+
+    def counted(pool: Any) -> Any:
+        renders.append(pool.pool_name)
+        return original(pool)
+
+    monkeypatch.setattr(component, "render_manifests", counted)
+    monkeypatch.setattr(backend, "render_manifests", counted)
+    checked, manifests = prepare_pool({"node_class": node_class()}, "cpu", "test")
+    assert checked.manifests is manifests and checked.manifests_plain
+    capture = run(lambda: KarpenterNodePool("cpu", {"node_class": node_class()}))
+    assert renders == ["cpu", "cpu"]  # once by prepare_pool above, once by the preflight
+    outputs = capture.outputs_of(component_of(capture, "cpu"))
+    assert outputs["manifests"] == manifests
+
+
+def test_validating_a_copy_in_place_finds_what_validating_the_original_does() -> None:
+    pool, manifests = prepare_pool({"node_class": node_class()}, "cpu", "test")
+    bad = copy.deepcopy(manifests["node_pool"])
+    bad["spec"]["weight"] = 1000
+    bad["spec"]["bogus"] = ("a", "tuple")
+    bad["spec"]["template"]["spec"]["requirements"].append({"key": "k", "operator": "In"})
+    for manifest in (*manifests.values(), bad):
+        kept = copy.deepcopy(manifest)
+        found = validate_manifest(manifest)
+        assert validate_manifest(copy.deepcopy(manifest), owned=True) == found
+        assert manifest == kept  # only the validator's own copy is normalized
+    assert len(validate_manifest(bad)) >= 2
+
+
 # --- GPU defaults -------------------------------------------------------------------------
 
 

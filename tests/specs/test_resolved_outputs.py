@@ -64,3 +64,66 @@ def test_good_unknown_and_unmodelled_outputs_pass():
 
     for engine in ("preview", "plain"):
         run_on(engine, gpu_spot_pool_eks_wired)
+
+
+def _spec_models():
+    import importlib
+    import pkgutil
+
+    import nodepools.specs
+    from nodepools.specs.base import SpecModel
+
+    for module in pkgutil.iter_modules(nodepools.specs.__path__):
+        importlib.import_module(f"nodepools.specs.{module.name}")
+    found, todo = set(), [SpecModel]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            if sub not in found:
+                found.add(sub)
+                todo.append(sub)
+    return sorted(found, key=lambda cls: f"{cls.__module__}.{cls.__qualname__}")
+
+
+def test_only_fields_of_plain_types_are_skipped_when_looking_for_outputs():
+    """The fields left out of the scan (per model class) are those whose validated value
+    can't hold an Output or a model: every wired field, and every field whose type names a
+    model or allows anything, is scanned."""
+    import typing
+
+    from nodepools.specs.resolved import _plain_type, _reaching_fields, is_wired
+    from pydantic import BaseModel
+
+    def names_a_model(annotation) -> bool:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return True
+        return any(names_a_model(arg) for arg in typing.get_args(annotation))
+
+    models = _spec_models()
+    assert len(models) > 40
+    skipped = 0
+    for model in models:
+        reaching = set(_reaching_fields(model))
+        for name, info in model.model_fields.items():
+            if is_wired(info) or names_a_model(info.annotation) or info.annotation is typing.Any:
+                assert name in reaching, f"{model.__name__}.{name}"
+            if name not in reaching:
+                skipped += 1
+                assert _plain_type(info.annotation), f"{model.__name__}.{name}"
+    assert skipped  # the point of the cache
+
+
+def test_a_plain_type_is_one_that_holds_only_scalars():
+    from typing import Any, Literal
+
+    from nodepools.specs.resolved import _plain_type
+    from nodepools.specs.scaling import Scaling
+
+    assert _plain_type(str | None)
+    assert _plain_type(dict[str, list[int]])
+    assert _plain_type(tuple[str, ...])
+    assert _plain_type(Literal["a", "b"])
+    assert not _plain_type(Any)
+    assert not _plain_type(object)
+    assert not _plain_type(Scaling | None)
+    assert not _plain_type(dict[str, Any])
+    assert not _plain_type(list[Scaling])
