@@ -46,6 +46,7 @@ from nodepools.specs.scaling import Scaling, Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
 from pydantic import (
     AfterValidator,
+    ConfigDict,
     Field,
     ValidationError,
     ValidationInfo,
@@ -161,6 +162,11 @@ class PoolArgsBase(SpecModel):
 
     Field order matters: a field's validator sees only the fields declared above it.
     """
+
+    # Its validator is built when first used (this base itself rarely is; GpuSpotPoolArgs
+    # only by GpuSpotPool users), not when the module is imported: MachinePool users don't
+    # pay for the other two. Errors are the same whenever the build happens.
+    model_config = ConfigDict(defer_build=True)
 
     cluster: ClusterTarget = Field(
         description="Where the pool lives: an `EksCluster`, `OkeCluster` or `RosaCluster` "
@@ -435,6 +441,8 @@ class PoolArgsBase(SpecModel):
 
 class MachinePoolArgs(PoolArgsBase):
     """Args of `MachinePool`: exactly one of `replicas` or `autoscaling` is required."""
+
+    model_config = ConfigDict(defer_build=False)  # the common case: built on import
 
     @field_validator("autoscaling")
     @classmethod
