@@ -245,7 +245,7 @@ def test_the_constructor_registers_the_render_its_preflight_validated(monkeypatc
 
 
 def test_validating_a_copy_in_place_finds_what_validating_the_original_does() -> None:
-    pool, manifests = prepare_pool({"node_class": node_class()}, "cpu", "test")
+    _, manifests = prepare_pool({"node_class": node_class()}, "cpu", "test")
     bad = copy.deepcopy(manifests["node_pool"])
     bad["spec"]["weight"] = 1000
     bad["spec"]["bogus"] = ("a", "tuple")
