@@ -118,7 +118,7 @@ class KarpenterNodePool(PoolComponent):
     ):
         pool: CheckedKarpenterPool = checked(self, name, args)
         manifests = pool.manifests  # the render the preflight validated
-        super().__init__(self.TYPE, name, pool, opts)  # type: ignore[arg-type]
+        super().__init__(self.TYPE, name, pool, opts)  # pyright: ignore[reportArgumentType]  # a summary() is all it reads
         self.scheduling = karpenter_scheduling(pool)
         built = backend_for("karpenter").build_pool(name, pool, self, manifests)
         self.pool_name = pulumi.Output.from_input(pool.pool_name)
