@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 EKS = {
@@ -35,3 +37,34 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "controlplane" in item.path.parts:
             item.add_marker(pytest.mark.xdist_group("controlplane"))
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Under pytest-xdist the control-plane counts live in the worker that ran those tests (one
+    xdist group): hand them to the controller, which prints the summary. (These hooks live
+    here, not in tests/controlplane/conftest.py: an xdist controller collects nothing, so it
+    never loads a sub-folder's conftest.)"""
+    from tests.controlplane.report import COUNTS
+
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None and COUNTS:
+        workeroutput["controlplane_counts"] = dict(COUNTS)
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when pytest runs without xdist
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """xdist controller: add a finished worker's control-plane counts to this process's."""
+    from tests.controlplane.report import COUNTS
+
+    COUNTS.update(getattr(node, "workeroutput", {}).get("controlplane_counts", {}))
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """What reached the real API server and scheduler in this run (nothing when skipped)."""
+    from tests.controlplane.report import summary_lines
+
+    lines = summary_lines()
+    if lines:
+        terminalreporter.section("real control plane: what the servers checked")
+        for line in lines:
+            terminalreporter.write_line(line)

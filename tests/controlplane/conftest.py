@@ -95,32 +95,3 @@ def scheduler(control_plane: ControlPlane) -> ControlPlane:
     """The real kube-scheduler, running against the session's API server."""
     start_scheduler(control_plane)
     return control_plane
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Under pytest-xdist the counts live in the worker that ran the control-plane tests (one
-    xdist group): hand them to the controller, which prints the summary."""
-    from tests.controlplane.report import COUNTS
-
-    workeroutput = getattr(session.config, "workeroutput", None)
-    if workeroutput is not None and COUNTS:
-        workeroutput["controlplane_counts"] = dict(COUNTS)
-
-
-@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown when pytest runs without xdist
-def pytest_testnodedown(node: Any, error: Any) -> None:
-    """xdist controller: add a finished worker's control-plane counts to this process's."""
-    from tests.controlplane.report import COUNTS
-
-    COUNTS.update(getattr(node, "workeroutput", {}).get("controlplane_counts", {}))
-
-
-def pytest_terminal_summary(terminalreporter: Any) -> None:
-    """What reached the real API server and scheduler in this run (nothing when skipped)."""
-    from tests.controlplane.report import summary_lines
-
-    lines = summary_lines()
-    if lines:
-        terminalreporter.section("real control plane: what the servers checked")
-        for line in lines:
-            terminalreporter.write_line(line)
