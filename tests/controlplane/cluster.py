@@ -17,8 +17,12 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 REQUIRE_VARIABLE = "NODEPOOLS_REQUIRE_CLUSTER_TOOLS"
@@ -93,31 +97,34 @@ class ControlPlane:
     def stop(self) -> None:
         """Kill every process group (SIGTERM, then SIGKILL after 10 s) and reap it."""
         for proc in reversed(self.processes):
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGTERM)
+            _terminate(proc)
         for proc in reversed(self.processes):
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+            _reap(proc)
         self.processes.clear()
 
     def stop_one(self, proc: subprocess.Popen[bytes]) -> None:
         """Kill one process group this plane started (SIGTERM, then SIGKILL after 10 s)."""
-        if proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
+        _terminate(proc)
+        _reap(proc)
         if proc in self.processes:
             self.processes.remove(proc)
+
+
+def _terminate(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM to the process's group, if it still runs."""
+    if proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+
+
+def _reap(proc: subprocess.Popen[bytes]) -> None:
+    """Wait for the process (10 s), then SIGKILL its group and wait again."""
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=10)
 
 
 def _wait_ready(
@@ -247,3 +254,31 @@ def start_scheduler(plane: ControlPlane) -> None:
     _wait_ready(
         plane, f"https://127.0.0.1:{port}/healthz", "kube-scheduler", scheduler, timeout=120
     )
+
+
+def wait_established(extensions: Any, names: list[str], what: str = "CRDs") -> None:
+    """Poll until every CRD of NAMES reports Established (60 s), else fail naming the rest."""
+    deadline = time.monotonic() + 60
+    pending = set(names)
+    while pending and time.monotonic() < deadline:
+        for name in sorted(pending):
+            status = extensions.read_custom_resource_definition(name).status
+            conditions = {c.type: c.status for c in (status.conditions or [])} if status else {}
+            if conditions.get("Established") == "True":
+                pending.discard(name)
+        time.sleep(0.2)
+    assert not pending, f"{what} not Established after 60 s: {sorted(pending)}"
+
+
+def wait_for(
+    what: str, check: Callable[[], Any], plane: ControlPlane, log: str, timeout: float
+) -> Any:
+    """CHECK's first truthy answer, polled every 0.5 s; after TIMEOUT fail quoting the end of
+    the LOG process's log."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.5)
+    pytest.fail(f"{what} not seen after {timeout:.0f} s; {log} log:\n{plane.log_tail(log, 40)}")

@@ -7,7 +7,6 @@ NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1 (set by .ci/run), which turns the absence into
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from tests.controlplane.cluster import (
     start_control_plane,
     start_scheduler,
     tools_dir,
+    wait_established,
 )
 from tests.controlplane.crds import crd_manifests
 
@@ -70,16 +70,7 @@ def installed_crds(api_client: Any) -> list[str]:
     for manifest in crd_manifests():
         api.create_custom_resource_definition(manifest)
         names.append(manifest["metadata"]["name"])
-    deadline = time.monotonic() + 60
-    pending = set(names)
-    while pending and time.monotonic() < deadline:
-        for name in sorted(pending):
-            status = api.read_custom_resource_definition(name).status
-            conditions = {c.type: c.status for c in (status.conditions or [])} if status else {}
-            if conditions.get("Established") == "True":
-                pending.discard(name)
-        time.sleep(0.2)
-    assert not pending, f"CRDs not Established after 60 s: {sorted(pending)}"
+    wait_established(api, names)
     return names
 
 

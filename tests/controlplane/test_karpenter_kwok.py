@@ -17,13 +17,13 @@ made so none of them takes the pending pods, and stops Karpenter at its end.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.controlplane.cluster import ControlPlane
+from tests.controlplane.cluster import ControlPlane, wait_established, wait_for
 from tests.controlplane.crds import crd_manifest
 from tests.controlplane.karpenter import (
     NODE_CLASS,
@@ -67,7 +67,7 @@ def karpenter(
         crd = yaml.safe_load(path.read_text())
         names.append(crd["metadata"]["name"])
         _replace_crd(extensions, crd)
-    _wait_established(extensions, names)
+    wait_established(extensions, names, "Karpenter CRDs")
     nodeclasses = _api(dynamic_client, "karpenter.kwok.sh/v1alpha1", "KWOKNodeClass")
     nodeclasses.create(
         body={
@@ -135,17 +135,8 @@ def _replace_crd(extensions: Any, crd: dict[str, Any]) -> None:
     extensions.replace_custom_resource_definition(name, body)
 
 
-def _wait_established(extensions: Any, names: list[str]) -> None:
-    deadline = time.monotonic() + 60
-    pending = set(names)
-    while pending and time.monotonic() < deadline:
-        for name in sorted(pending):
-            status = extensions.read_custom_resource_definition(name).status
-            conditions = {c.type: c.status for c in (status.conditions or [])} if status else {}
-            if conditions.get("Established") == "True":
-                pending.discard(name)
-        time.sleep(0.2)
-    assert not pending, f"Karpenter CRDs not Established after 60 s: {sorted(pending)}"
+def _wait(what: str, check: Callable[[], Any], plane: ControlPlane, timeout: float = 90) -> Any:
+    return wait_for(what, check, plane, "karpenter", timeout)
 
 
 def _clean_up(dynamic: Any, core: Any) -> None:
@@ -212,18 +203,6 @@ def _allowed(requirements: list[dict[str, Any]], labels: dict[str, str]) -> list
         if not ok:
             broken.append(f"{r} (node has {value!r})")
     return broken
-
-
-def _wait(what: str, check: Any, plane: ControlPlane, timeout: float = 90) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.5)
-    pytest.fail(
-        f"{what} not seen after {timeout:.0f} s; karpenter log:\n{plane.log_tail('karpenter', 40)}"
-    )
 
 
 # Pools of tests/controlplane/test_component_objects.py that Karpenter's examples do not show.

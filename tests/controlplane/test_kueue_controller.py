@@ -27,13 +27,13 @@ server never calls the conversion webhook either.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.controlplane.cluster import ControlPlane, free_port
+from tests.controlplane.cluster import ControlPlane, free_port, wait_established, wait_for
 from tests.controlplane.kueue import (
     KUEUE_NAMESPACE,
     SECRET,
@@ -67,7 +67,7 @@ def kueue(
         names.append(crd["metadata"]["name"])
         crd = with_conversion(crd, webhook_port)
         apply(dynamic_client, KubeObject(f"kueue CRD {path.name}", crd), dry_run=False)
-    _wait_established(extensions, names)
+    wait_established(extensions, names, "Kueue CRDs")
     core = client.CoreV1Api(api_client)
     core.create_namespace({"metadata": {"name": KUEUE_NAMESPACE}})
     # As Kueue's install manifests do: the rotator fills the Secret, it does not create it.
@@ -83,31 +83,12 @@ def kueue(
     control_plane.stop_one(proc)
 
 
+def _wait(what: str, check: Callable[[], Any], plane: ControlPlane, timeout: float = 60) -> Any:
+    return wait_for(what, check, plane, "kueue", timeout)
+
+
 def _snake(kind: str) -> str:
     return "".join(f"_{c.lower()}" if c.isupper() else c for c in kind).lstrip("_")
-
-
-def _wait_established(api: Any, names: list[str]) -> None:
-    deadline = time.monotonic() + 60
-    pending = set(names)
-    while pending and time.monotonic() < deadline:
-        for name in sorted(pending):
-            status = api.read_custom_resource_definition(name).status
-            conditions = {c.type: c.status for c in (status.conditions or [])} if status else {}
-            if conditions.get("Established") == "True":
-                pending.discard(name)
-        time.sleep(0.2)
-    assert not pending, f"Kueue CRDs not Established after 60 s: {sorted(pending)}"
-
-
-def _wait(what: str, check: Any, plane: ControlPlane, timeout: float = 60) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        found = check()
-        if found:
-            return found
-        time.sleep(0.5)
-    pytest.fail(f"{what} not seen after {timeout:.0f} s; kueue log:\n{plane.log_tail('kueue', 40)}")
 
 
 def _job(
