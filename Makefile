@@ -40,12 +40,12 @@ cluster-tools:
 # Optional: Kueue's controller manager (pinned KUEUE=), for tests/controlplane/test_kueue_controller.py,
 # which is skipped without it. Not built by `make test` or CI (minutes cold).
 kueue-controller:
-	bash scripts/kueue_controller.sh
+	bash scripts/optional_controller.sh kueue
 
 # Optional: Karpenter's controller with its KWOK cloud provider (pinned KARPENTER=), for
 # tests/controlplane/test_karpenter_kwok.py, which is skipped without it. Not built by `make test` or CI.
 karpenter-kwok:
-	bash scripts/karpenter_kwok.sh
+	bash scripts/optional_controller.sh karpenter-kwok
 
 # `make test` builds them when Go is there (cached: instant once built), says so when it is not.
 cluster-tools-if-go:
