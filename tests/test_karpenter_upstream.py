@@ -176,19 +176,26 @@ def _group_without_version(doc: dict[str, Any]) -> dict[str, Any]:
 INVALID_UPSTREAM = {"windows-custom-userdata.yaml": _group_without_version}
 
 
-@pytest.mark.parametrize("example", EXAMPLES)
-def test_upstream_example_emitted_object_for_object(example):
-    documents = _documents(example)
+def emit_example(example: str, documents: list[dict[str, Any]]) -> tuple[list[Any], set[str]]:
+    """Each upstream NodePool of EXAMPLE rendered by our component (its manifests by role; a
+    class shared by several pools is made by the first of them), and the classes made."""
     classes = {d["metadata"]["name"]: d for d in documents if d["kind"] == "EC2NodeClass"}
-    emitted: list[dict[str, Any]] = []
+    rendered: list[Any] = []
     created: set[str] = set()
     for doc in (d for d in documents if d["kind"] == "NodePool"):
         class_name = doc["spec"]["template"]["spec"]["nodeClassRef"]["name"]
         node_class = None if class_name in created else classes[class_name]
         created.add(class_name)
         args = parse_spec(KarpenterNodePoolArgs, _pool_args(doc, node_class), example)
-        manifests = render_manifests(resolve_karpenter_pool(args, doc["metadata"]["name"]))
-        emitted += [manifests[role] for role in ("node_class", "node_pool") if role in manifests]
+        rendered.append(render_manifests(resolve_karpenter_pool(args, doc["metadata"]["name"])))
+    return rendered, created
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_upstream_example_emitted_object_for_object(example):
+    documents = _documents(example)
+    rendered, created = emit_example(example, documents)
+    emitted = [m[role] for m in rendered for role in ("node_class", "node_pool") if role in m]
     order = {id(d): i for i, d in enumerate(documents)}
     expected = [d for d in documents if d["kind"] == "NodePool" or d["metadata"]["name"] in created]
     if example in INVALID_UPSTREAM:

@@ -13,17 +13,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from nodepools.backends.karpenter import render_manifests
 from nodepools.specs.base import parse_spec
-from nodepools.specs.karpenter_args import KarpenterNodePoolArgs
-from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
 from nodepools.specs.kueue_objects import KueueQueuesArgs
 
 from tests.controlplane.objects import KubeObject, apply, apply_rank, server_message
 from tests.governance import test_kueue_queues as kueue_examples
 from tests.test_karpenter_upstream import EXAMPLES as KARPENTER_EXAMPLES
 from tests.test_karpenter_upstream import _documents as karpenter_documents
-from tests.test_karpenter_upstream import _pool_args
+from tests.test_karpenter_upstream import emit_example
 
 
 def _dry_run_all(dynamic: Any, objects: list[KubeObject]) -> None:
@@ -40,17 +37,12 @@ def _dry_run_all(dynamic: Any, objects: list[KubeObject]) -> None:
 def test_karpenter_examples_as_emitted_are_accepted(
     example: str, dynamic_client: Any, installed_crds: list[str]
 ) -> None:
-    documents = karpenter_documents(example)
-    classes = {d["metadata"]["name"]: d for d in documents if d["kind"] == "EC2NodeClass"}
-    created: set[str] = set()
-    objects: list[KubeObject] = []
-    for doc in (d for d in documents if d["kind"] == "NodePool"):
-        class_name = doc["spec"]["template"]["spec"]["nodeClassRef"]["name"]
-        node_class = None if class_name in created else classes[class_name]
-        created.add(class_name)
-        args = parse_spec(KarpenterNodePoolArgs, _pool_args(doc, node_class), example)
-        manifests = render_manifests(resolve_karpenter_pool(args, doc["metadata"]["name"]))
-        objects += [KubeObject(f"{example}: {role}", m) for role, m in manifests.items()]
+    rendered, _ = emit_example(example, karpenter_documents(example))
+    objects = [
+        KubeObject(f"{example}: {role}", m)
+        for manifests in rendered
+        for role, m in manifests.items()
+    ]
     _dry_run_all(dynamic_client, objects)
 
 
