@@ -38,27 +38,29 @@ def device_rows(capture: Capture) -> list[dict[str, Any]]:
 
 
 def devices_section(capture: Capture) -> Section | None:
-    rows = device_rows(capture)
-    if not rows and not efa_rows(capture):
+    rows, efa = device_rows(capture), efa_rows(capture)
+    if not rows and not efa:
         return None
     section = Section("Device software")
-    for row in rows:
-        covered = "yes" if row["tolerated"] else "no"
-        selected = "yes" if row["selected"] else "no"
-        section.lines.append(
+    served = [
+        (
+            row,
             f"{row['pool']}: {row['software']} ({row['stack']}), advertises "
-            f"{row['resource']}: {row['count']} per node; tolerations covered: {covered}; "
-            f"nodes selected: {selected}"
+            f"{row['resource']}: {row['count']} per node",
         )
-        if not (row["tolerated"] and row["selected"]):
-            section.failures += 1
-    for row in efa_rows(capture):
+        for row in rows
+    ] + [
+        (
+            row,
+            f"{row['pool']}: aws-efa-k8s-device-plugin ({row['stack']}), advertises "
+            "vpc.amazonaws.com/efa",
+        )
+        for row in efa
+    ]
+    for row, what in served:
         covered = "yes" if row["tolerated"] else "no"
         selected = "yes" if row["selected"] else "no"
-        section.lines.append(
-            f"{row['pool']}: aws-efa-k8s-device-plugin ({row['stack']}), advertises "
-            f"vpc.amazonaws.com/efa; tolerations covered: {covered}; nodes selected: {selected}"
-        )
+        section.lines.append(f"{what}; tolerations covered: {covered}; nodes selected: {selected}")
         if not (row["tolerated"] and row["selected"]):
             section.failures += 1
     return section
