@@ -13,7 +13,9 @@ import re
 from typing import Annotated, Any
 
 from nodepools.specs.base import PathError
+from nodepools.specs.capacity_reservation import CapacityReservation, check_capacity_reservation
 from nodepools.specs.clusters import boot_volume_problem
+from nodepools.specs.network import PoolNetwork, check_network
 from nodepools.specs.node_settings import BootVolume, MetadataOptions, NodeConfig, UpdatePolicy
 from pydantic import AfterValidator, Field, ValidationInfo
 
@@ -363,6 +365,34 @@ SETTINGS = (
 )
 
 
+def _instance_types(info: ValidationInfo) -> list[str]:
+    """The pool's instance types as validated so far: a MachinePool's `instance_types` or
+    `instance_type`, a SharedNodePool's `shape`."""
+    data = info.data
+    types = data.get("instance_types") or [data.get("instance_type") or data.get("shape")]
+    return [t for t in types if t]
+
+
+def check_pool_network(network: PoolNetwork | None, info: ValidationInfo) -> PoolNetwork | None:
+    if network is not None:
+        check_network(network, info.data.get("cluster"), _instance_types(info))
+    return network
+
+
+def check_pool_capacity_reservation(
+    reservation: CapacityReservation | None, info: ValidationInfo
+) -> CapacityReservation | None:
+    # The reservation rules read `instance_type` and the node counts (a SharedNodePool's
+    # fixed `size` among them).
+    if reservation is not None:
+        types = _instance_types(info)
+        fields = dict(info.data)
+        if "instance_type" not in fields and types:
+            fields["instance_type"] = types[0]
+        check_capacity_reservation(reservation, fields)
+    return reservation
+
+
 def resolved_settings(args: Any) -> dict[str, Any]:
     """The settings of a validated args model, as `ResolvedPool` fields."""
     settings = {name: getattr(args, name) for name in SETTINGS}
@@ -402,4 +432,26 @@ SecurityGroupIdsSetting = Annotated[
     list[str] | None,
     additional_security_group_ids_field(),
     AfterValidator(check_additional_security_group_ids),
+]
+NetworkSetting = Annotated[
+    PoolNetwork | None,
+    Field(
+        default=None,
+        description="EFA interfaces, a placement group and the one subnet they need (EKS "
+        "only: the pool's launch template, security group and placement group; the instance "
+        "type or shape must have EFA); OKE and ROSA: refused. Default None.",
+    ),
+    AfterValidator(check_pool_network),
+]
+CapacityReservationSetting = Annotated[
+    CapacityReservation | None,
+    Field(
+        default=None,
+        description="Reserved capacity to launch into: an EC2 Capacity Block or On-Demand "
+        "Capacity Reservation (EKS: the launch template's reservation target; a Capacity "
+        "Block also sets the node group's capacity type `CAPACITY_BLOCK` and can't hold a "
+        "fixed-size SharedNodePool), or OCI capacity reservations (OKE: per placement); "
+        "ROSA: refused. Not with `spot`. Default None.",
+    ),
+    AfterValidator(check_pool_capacity_reservation),
 ]

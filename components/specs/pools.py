@@ -15,7 +15,7 @@ from nodepools.specs.accelerators import (
     lookup_accelerator,
 )
 from nodepools.specs.base import Issue, PathError, SpecError, SpecModel
-from nodepools.specs.capacity_reservation import CapacityReservation, check_capacity_reservation
+from nodepools.specs.capacity_reservation import CapacityReservation
 from nodepools.specs.clusters import (
     ClusterCapabilities,
     ClusterTarget,
@@ -26,14 +26,16 @@ from nodepools.specs.clusters import (
 from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
 from nodepools.specs.instance_types import architecture, instance_type
 from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
-from nodepools.specs.network import EFA_RESOURCE, PoolNetwork, check_network, efa_interfaces
+from nodepools.specs.network import EFA_RESOURCE, PoolNetwork, efa_interfaces
 from nodepools.specs.node_settings import BootVolume, MetadataOptions, NodeConfig, UpdatePolicy
 from nodepools.specs.pool_settings import (
     AmiIdSetting,
     AutoRepairSetting,
     AvailabilityZoneSetting,
     BootVolumeSetting,
+    CapacityReservationSetting,
     MetadataOptionsSetting,
+    NetworkSetting,
     NodeConfigSetting,
     ReleaseVersionSetting,
     SecurityGroupIdsSetting,
@@ -236,19 +238,8 @@ class PoolArgsBase(SpecModel):
     release_version: ReleaseVersionSetting = None
     ami_id: AmiIdSetting = None
 
-    network: PoolNetwork | None = Field(
-        default=None,
-        description="EFA interfaces, a placement group and the one subnet they need (EKS "
-        "only: the pool's launch template, security group and placement group); OKE and "
-        "ROSA: refused. Default None.",
-    )
-    capacity_reservation: CapacityReservation | None = Field(
-        default=None,
-        description="Reserved capacity to launch into: an EC2 Capacity Block or On-Demand "
-        "Capacity Reservation (EKS: the launch template's reservation target; a Capacity "
-        "Block also sets the node group's capacity type `CAPACITY_BLOCK`), or OCI capacity "
-        "reservations (OKE: per placement); ROSA: refused. Not with `spot`. Default None.",
-    )
+    network: NetworkSetting = None
+    capacity_reservation: CapacityReservationSetting = None
     advertised: AdvertisedAccelerators | None = Field(
         default=None,
         description="What one node advertises in place of its accelerators once device "
@@ -404,24 +395,6 @@ class PoolArgsBase(SpecModel):
         if size is not None and (problem := boot_volume_problem(size, info.data.get("cluster"))):
             raise ValueError(problem)
         return size
-
-    @field_validator("network")
-    @classmethod
-    def _network_backend_and_types(cls, network: PoolNetwork | None, info: ValidationInfo):
-        if network is None:
-            return network
-        types = info.data.get("instance_types") or [info.data.get("instance_type")]
-        check_network(network, info.data.get("cluster"), [t for t in types if t])
-        return network
-
-    @field_validator("capacity_reservation")
-    @classmethod
-    def _capacity_reservation_fits(
-        cls, reservation: CapacityReservation | None, info: ValidationInfo
-    ):
-        if reservation is not None:
-            check_capacity_reservation(reservation, dict(info.data))
-        return reservation
 
     @field_validator("ocpus", "memory_gb")
     @classmethod

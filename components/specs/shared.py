@@ -15,7 +15,6 @@ from nodepools.specs.accelerators import (
     lookup_accelerator,
 )
 from nodepools.specs.base import PathError, SpecError, SpecModel
-from nodepools.specs.capacity_reservation import CapacityReservation, check_capacity_reservation
 from nodepools.specs.clusters import ClusterTarget, boot_volume_problem, default_boot_volume_gb
 from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
 from nodepools.specs.labels import (
@@ -27,13 +26,14 @@ from nodepools.specs.labels import (
     LabelValue,
     kubelet_label_problem,
 )
-from nodepools.specs.network import PoolNetwork, check_network
 from nodepools.specs.pool_settings import (
     AmiIdSetting,
     AutoRepairSetting,
     AvailabilityZoneSetting,
     BootVolumeSetting,
+    CapacityReservationSetting,
     MetadataOptionsSetting,
+    NetworkSetting,
     NodeConfigSetting,
     ReleaseVersionSetting,
     SecurityGroupIdsSetting,
@@ -174,39 +174,8 @@ class SharedNodePoolArgs(SpecModel):
         "(unless `taints` has that key and effect), and recipes placed on it get a "
         "PodDisruptionBudget (see the recipe's `disruption_budget`).",
     )
-    network: PoolNetwork | None = Field(
-        default=None,
-        description="EFA and placement (EKS only): as a MachinePool's `network`; the shape "
-        "must have EFA. Default None.",
-    )
-    capacity_reservation: CapacityReservation | None = Field(
-        default=None,
-        description="Capacity reservation for the pool's nodes: as a MachinePool's "
-        "`capacity_reservation` (EKS: the launch template's target; OKE: per placement). A "
-        "Capacity Block can't hold a fixed-size pool (its nodes exist only in its window). "
-        "Default None.",
-    )
-
-    @field_validator("network")
-    @classmethod
-    def _network_fits_the_shape(cls, network: PoolNetwork | None, info: ValidationInfo):
-        if network is not None and (shape := info.data.get("shape")):
-            check_network(network, info.data.get("cluster"), [shape])
-        return network
-
-    @field_validator("capacity_reservation")
-    @classmethod
-    def _capacity_reservation_fits(
-        cls, reservation: CapacityReservation | None, info: ValidationInfo
-    ):
-        # The reservation rules read a pool's `instance_type` and node counts: a shared pool
-        # has its `shape` and a fixed `size`.
-        if reservation is not None:
-            fields = dict(info.data)
-            check_capacity_reservation(
-                reservation, {**fields, "instance_type": fields.get("shape")}
-            )
-        return reservation
+    network: NetworkSetting = None
+    capacity_reservation: CapacityReservationSetting = None
 
     @field_validator("shape")
     @classmethod
