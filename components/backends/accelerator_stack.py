@@ -1,11 +1,12 @@
 """AcceleratorStack's resources: a pulumi_kubernetes `helm.v3.Release` per chart and, on OKE,
-a pulumi_oci `containerengine.Addon` per GPU plugin add-on."""
+an `oci:ContainerEngine/addon:Addon` per GPU plugin add-on (provider_resource.OkeAddon)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pulumi
+from nodepools.backends.provider_resource import OkeAddon
 from nodepools.specs.accelerator_releases import AddonPlan, ReleasePlan
 from nodepools.specs.accelerator_stack import AcceleratorStackArgs
 
@@ -29,19 +30,18 @@ def _release(plan: ReleasePlan, spec: AcceleratorStackArgs, parent: pulumi.Resou
 
 
 def _addon(plan: AddonPlan, spec: AcceleratorStackArgs, parent: pulumi.Resource) -> Any:
-    import pulumi_oci as oci
-
-    return oci.containerengine.Addon(
+    return OkeAddon(
         f"{plan.name}-addon",
-        addon_name=plan.addon_name,
-        cluster_id=spec.oke_cluster_id,
-        version=plan.version,
-        # The add-on's DaemonSet goes with it.
-        remove_addon_resources_on_delete=True,
-        configurations=[
-            oci.containerengine.AddonConfigurationArgs(key=key, value=value)
-            for key, value in sorted(plan.configurations.items())
-        ],
+        {
+            "addonName": plan.addon_name,
+            "clusterId": spec.oke_cluster_id,
+            "version": plan.version,
+            # The add-on's DaemonSet goes with it.
+            "removeAddonResourcesOnDelete": True,
+            "configurations": [
+                {"key": key, "value": value} for key, value in sorted(plan.configurations.items())
+            ],
+        },
         opts=pulumi.ResourceOptions(parent=parent),
     )
 

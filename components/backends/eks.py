@@ -8,7 +8,6 @@ from collections.abc import Sequence
 from typing import Any, cast
 
 import pulumi
-import pulumi_aws as aws
 from nodepools.backends import BuiltPool
 from nodepools.backends.asg_tag import AutoscalingGroupTag
 from nodepools.backends.eks_custom_ami import launch_template_user_data
@@ -19,6 +18,7 @@ from nodepools.backends.eks_launch_template import (
 )
 from nodepools.backends.eks_network import pool_subnet_ids
 from nodepools.backends.eks_scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
+from nodepools.backends.provider_resource import EksNodeGroup, present
 from nodepools.pools.node_role import NodeRole
 from nodepools.specs.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.eks_ami import default_ami_type
@@ -135,9 +135,9 @@ def first_asg_name(resources: Sequence[Any] | None) -> str | None:
     then name no group rather than crash the user's test.
     """
     for resource in resources or ():
-        for group in getattr(resource, "autoscaling_groups", None) or ():
-            if getattr(group, "name", None):
-                return group.name
+        for group in resource.get("autoscalingGroups") or ():
+            if group.get("name"):
+                return group["name"]
     return None
 
 
@@ -183,43 +183,42 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             opts=child,
         )
         role_arn = node_role.role_arn
-    node_group = aws.eks.NodeGroup(
+    node_group = EksNodeGroup(
         f"{name}-node-group",
-        aws.eks.NodeGroupArgs(
-            cluster_name=cluster.cluster_name,
-            node_group_name_prefix=prefix,
-            node_role_arn=role_arn,
-            subnet_ids=pool_subnet_ids(pool),
+        {
+            "clusterName": cluster.cluster_name,
+            "nodeGroupNamePrefix": prefix,
+            "nodeRoleArn": role_arn,
+            "subnetIds": pool_subnet_ids(pool),
             # A Capacity Block's type is in the launch template; EKS refuses it in both.
-            instance_types=None
+            "instanceTypes": None
             if pool.capacity_block
             else list(pool.instance_types) or [pool.instance_type],
-            capacity_type=capacity_type(pool),
-            scaling_config=aws.eks.NodeGroupScalingConfigArgs(
-                min_size=pool.min_nodes,
-                max_size=max_size,
-                desired_size=desired.value,
-            ),
-            labels=node_labels(pool),
-            taints=[
-                aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=EKS_EFFECTS[t.effect])
-                for t in pool.taints
+            "capacityType": capacity_type(pool),
+            "scalingConfig": {
+                "minSize": pool.min_nodes,
+                "maxSize": max_size,
+                "desiredSize": desired.value,
+            },
+            "labels": node_labels(pool),
+            "taints": [
+                present(key=t.key, value=t.value, effect=EKS_EFFECTS[t.effect]) for t in pool.taints
             ],
-            disk_size=pool.boot_volume_gb if template is None else None,
-            launch_template=node_group_launch_template(template) if template else None,
-            update_config=aws.eks.NodeGroupUpdateConfigArgs(
-                max_unavailable=pool.update.max_unavailable,
-                max_unavailable_percentage=pool.update.max_unavailable_percent,
+            "diskSize": pool.boot_volume_gb if template is None else None,
+            "launchTemplate": node_group_launch_template(template) if template else None,
+            "updateConfig": present(
+                maxUnavailable=pool.update.max_unavailable,
+                maxUnavailablePercentage=pool.update.max_unavailable_percent,
             )
             if pool.update
             else None,
-            node_repair_config=aws.eks.NodeGroupNodeRepairConfigArgs(enabled=pool.auto_repair)
+            "nodeRepairConfig": {"enabled": pool.auto_repair}
             if pool.auto_repair is not None
             else None,
-            ami_type=ami_type_for(pool),
-            release_version=pool.release_version,
-            tags={**cluster.tags, POOL_LABEL: pool.pool_name},
-        ),
+            "amiType": ami_type_for(pool),
+            "releaseVersion": pool.release_version,
+            "tags": {**cluster.tags, POOL_LABEL: pool.pool_name},
+        },
         # The autoscaler owns the desired size once the group exists; without this
         # every `pulumi up` would reset it to the minimum. Unless new bounds exclude the
         # live size: then it is sent, clamped, or EKS refuses the update (eks_scaling).
@@ -233,7 +232,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     )
     if pool.autoscaled:
         # None only where no Auto Scaling group was reported (plain mocks, see first_asg_name).
-        asg_name = cast("pulumi.Output[str]", node_group.resources.apply(first_asg_name))
+        asg_name = cast("pulumi.Output[str]", node_group.output("resources").apply(first_asg_name))
         tags = autoscaler_node_template_tags(pool)
         for key, child_name in asg_tag_names(name, tags).items():
             AutoscalingGroupTag(

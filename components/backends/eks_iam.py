@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pulumi
-import pulumi_aws as aws
 from nodepools.specs.node_role import NODE_POLICIES, NodeRoleArgs
+
+# pulumi_aws is imported in the functions that make its resources: importing the package
+# loads about 270 modules (some 40 ms), which a pool that needs none of them never pays.
+if TYPE_CHECKING:
+    import pulumi_aws as aws
 
 
 @dataclass(frozen=True)
@@ -19,6 +24,8 @@ class BuiltNodeRole:
 def build_node_role(name: str, args: NodeRoleArgs, parent: pulumi.Resource) -> BuiltNodeRole:
     """`<name>-role`, named by prefix (auto-suffixed, so create-before-delete can't collide),
     and one `<name>-<policy>` attachment per managed policy."""
+    import pulumi_aws as aws
+
     child = pulumi.ResourceOptions(parent=parent)
     role = aws.iam.Role(
         f"{name}-role",

@@ -12,14 +12,18 @@ beside it, never in its place.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import pulumi
-import pulumi_aws as aws
 import yaml
 from nodepools.backends.eks_network import build_network
 from nodepools.specs.node_settings import MIME_BOUNDARY, BootVolume, MetadataOptions, NodeConfig
 from nodepools.specs.pools import ResolvedPool
+
+# pulumi_aws is imported in the functions that make its resources: importing the package
+# loads about 270 modules (some 40 ms), which a pool that needs none of them never pays.
+if TYPE_CHECKING:
+    import pulumi_aws as aws
 
 # The root device of the EKS-optimized AL2023 AMIs.
 ROOT_DEVICE = "/dev/xvda"
@@ -43,6 +47,8 @@ def capacity_reservation_specification(
     pool: ResolvedPool,
 ) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
     """The reservation the nodes launch into: one reservation id, or a resource group."""
+    import pulumi_aws as aws
+
     reservation = pool.capacity_reservation
     if reservation is None:
         return None
@@ -80,6 +86,8 @@ def block_device_mapping(
 ) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs | None:
     """The root volume: `boot_volume` in full, or `boot_volume_gb` (or the accelerator
     default) with the volume defaults; None leaves the AMI's root volume as it is."""
+    import pulumi_aws as aws
+
     if pool.boot_volume is None and pool.boot_volume_gb is None:
         return None
     volume = pool.boot_volume or BootVolume()
@@ -109,6 +117,8 @@ def build_launch_template(
 
     A Capacity Block pool names its instance type here (EKS takes it from the template and
     the node group names none) with the `capacity-block` market type."""
+    import pulumi_aws as aws
+
     options = pool.metadata_options or MetadataOptions()
     mapping = block_device_mapping(pool)
     network = build_network(name, pool, parent)
@@ -138,17 +148,16 @@ def build_launch_template(
     )
 
 
-def node_group_launch_template(
-    template: aws.ec2.LaunchTemplate,
-) -> aws.eks.NodeGroupLaunchTemplateArgs:
+def node_group_launch_template(template: aws.ec2.LaunchTemplate) -> dict[str, Any]:
     """The node group's reference: by id and latest version (a new version rolls the nodes).
 
     A plain `pulumi.runtime.Mocks` echoes inputs, so `latest_version` (computed by EC2) is
     None there: then no version, never the string "None"."""
-    return aws.eks.NodeGroupLaunchTemplateArgs(
-        id=template.id,
-        version=cast("pulumi.Output[str]", template.latest_version.apply(_version_text)),
-    )
+    # The node group's `launchTemplate` block (provider_resource.EksNodeGroup).
+    return {
+        "id": template.id,
+        "version": cast("pulumi.Output[str]", template.latest_version.apply(_version_text)),
+    }
 
 
 def _version_text(version: object) -> str | None:

@@ -24,9 +24,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
+from nodepools.backends.provider_resource import sdk_invoke
 from nodepools.specs.labels import POOL_LABEL
 
 DESIRED_SIZE_PATH = "scalingConfig.desiredSize"
+# pulumi_aws's `eks.get_node_groups` and `eks.get_node_group`, made as that SDK makes them
+# (provider_resource.sdk_invoke; tests/backends/test_provider_resource.py compares).
+PACKAGE = "pulumi_aws"
+LIST_NODE_GROUPS = "aws:eks/getNodeGroups:getNodeGroups"
+DESCRIBE_NODE_GROUP = "aws:eks/getNodeGroup:getNodeGroup"
 # The provider's unique suffix after a name prefix: 26 digits (terraform-plugin-sdk
 # `id.PrefixedUniqueId`: a timestamp and a counter).
 _UNIQUE_SUFFIX = r"\d{26}"
@@ -58,14 +64,12 @@ _GROUP_NAMES: weakref.WeakKeyDictionary[Any, dict[str, list[str]]] = weakref.Wea
 
 
 def _group_names(cluster_name: str) -> list[str]:
-    import pulumi_aws as aws
-
     root = pulumi.runtime.get_root_resource()
     listed = _GROUP_NAMES.setdefault(root, {}) if root is not None else {}
     if cluster_name not in listed:
-        names = aws.eks.get_node_groups(cluster_name=cluster_name).names or []
-        # The typed result holds strings; under mocks a call answers untyped data.
-        listed[cluster_name] = [n for n in names if isinstance(n, str)]  # pyright: ignore[reportUnnecessaryIsInstance]
+        listed_groups = sdk_invoke(PACKAGE, LIST_NODE_GROUPS, {"clusterName": cluster_name})
+        names: list[Any] = listed_groups.get("names") or []
+        listed[cluster_name] = [n for n in names if isinstance(n, str)]
     return listed[cluster_name]
 
 
@@ -73,19 +77,24 @@ def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> in
     """The desired size of the pool's existing node group in EKS, or None (see above)."""
     if not isinstance(cluster_name, str):
         return None
-    import pulumi_aws as aws
-
     pattern = re.compile(re.escape(name_prefix) + _UNIQUE_SUFFIX)
     try:
         names = _group_names(cluster_name)
         for group_name in sorted(n for n in names if pattern.fullmatch(n)):
-            group = aws.eks.get_node_group(cluster_name=cluster_name, node_group_name=group_name)
+            group = sdk_invoke(
+                PACKAGE,
+                DESCRIBE_NODE_GROUP,
+                {"clusterName": cluster_name, "nodeGroupName": group_name},
+            )
             # The prefix may be shared by a longer pool name cut to fit; the tag is ours.
-            if (group.tags or dict[str, Any]()).get(POOL_LABEL) != pool_name:
+            tags: dict[str, Any] = group.get("tags") or {}
+            if tags.get(POOL_LABEL) != pool_name:
                 continue
-            configs = group.scaling_configs or []
-            if configs and isinstance(getattr(configs[0], "desired_size", None), int):
-                return configs[0].desired_size
+            configs: list[Any] = group.get("scalingConfigs") or []
+            size = configs[0].get("desiredSize") if configs else None
+            # Whole numbers arrive as floats from a protobuf Struct.
+            if isinstance(size, int | float) and not isinstance(size, bool) and size == int(size):
+                return int(size)
     except Exception as exc:
         pulumi.log.warn(
             f"could not read the live size of EKS node group(s) {name_prefix}* in cluster "

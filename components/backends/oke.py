@@ -1,12 +1,12 @@
-"""Oracle Kubernetes Engine node pools (pulumi_oci), taints through cloud-init user data."""
+"""Oracle Kubernetes Engine node pools (`oci:ContainerEngine/nodePool:NodePool`), taints through cloud-init user data."""
 
 from __future__ import annotations
 
 import base64
 
 import pulumi
-import pulumi_oci as oci
 from nodepools.backends import BuiltPool
+from nodepools.backends.provider_resource import OkeNodePool, present
 from nodepools.specs.accelerators import is_flex
 from nodepools.specs.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
 from nodepools.specs.node_settings import OKE_SCRIPT_EOF
@@ -70,65 +70,57 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     tests/engines/test_replacement_names.py."""
     cluster = pool.cluster
     config = pool.node_config
-    ce = oci.containerengine
     # Preemptible capacity is OCI's spot: reclaimed at short notice, no bid price.
     preemptible = (
-        ce.NodePoolNodeConfigDetailsPlacementConfigPreemptibleNodeConfigArgs(
-            preemption_action=ce.NodePoolNodeConfigDetailsPlacementConfigPreemptibleNodeConfigPreemptionActionArgs(
-                type="TERMINATE", is_preserve_boot_volume=False
-            )
-        )
+        {"preemptionAction": {"type": "TERMINATE", "isPreserveBootVolume": False}}
         if pool.spot is not None
         else None
     )
     reservations = pool.capacity_reservation.ids if pool.capacity_reservation else None
-    node_pool = ce.NodePool(
+    node_pool = OkeNodePool(
         f"{name}-node-pool",
-        ce.NodePoolArgs(
-            cluster_id=cluster.cluster_id,
-            compartment_id=cluster.compartment_id,
-            name=pool.pool_name,
-            node_shape=pool.instance_type,
-            kubernetes_version=cluster.kubernetes_version,
-            node_shape_config=ce.NodePoolNodeShapeConfigArgs(
-                ocpus=pool.ocpus, memory_in_gbs=pool.memory_gb
-            )
+        {
+            "clusterId": cluster.cluster_id,
+            "compartmentId": cluster.compartment_id,
+            "name": pool.pool_name,
+            "nodeShape": pool.instance_type,
+            "kubernetesVersion": cluster.kubernetes_version,
+            "nodeShapeConfig": present(ocpus=pool.ocpus, memoryInGbs=pool.memory_gb)
             if is_flex(pool.instance_type) and (pool.ocpus or pool.memory_gb)
             else None,
-            node_config_details=ce.NodePoolNodeConfigDetailsArgs(
+            "nodeConfigDetails": present(
                 size=pool.min_nodes,
-                kms_key_id=pool.boot_volume.kms_key_id if pool.boot_volume else None,
-                placement_configs=[
-                    ce.NodePoolNodeConfigDetailsPlacementConfigArgs(
-                        availability_domain=placement.availability_domain,
-                        subnet_id=placement.subnet_id,
-                        preemptible_node_config=preemptible,
+                kmsKeyId=pool.boot_volume.kms_key_id if pool.boot_volume else None,
+                placementConfigs=[
+                    present(
+                        availabilityDomain=placement.availability_domain,
+                        subnetId=placement.subnet_id,
+                        preemptibleNodeConfig=preemptible,
                         # One reservation per placement (availability domain), in order.
-                        capacity_reservation_id=reservations[index] if reservations else None,
+                        capacityReservationId=reservations[index] if reservations else None,
                     )
                     for index, placement in enumerate(cluster.placements)
                 ],
             ),
-            node_source_details=ce.NodePoolNodeSourceDetailsArgs(
-                source_type="IMAGE",
-                image_id=cluster.image_id,
+            "nodeSourceDetails": present(
+                sourceType="IMAGE",
+                imageId=cluster.image_id,
                 # The OCI SDK types the size as a string.
-                boot_volume_size_in_gbs=str(pool.boot_volume_gb) if pool.boot_volume_gb else None,
+                bootVolumeSizeInGbs=str(pool.boot_volume_gb) if pool.boot_volume_gb else None,
             ),
-            node_pool_cycling_details=ce.NodePoolNodePoolCyclingDetailsArgs(
-                is_node_cycling_enabled=True,
+            "nodePoolCyclingDetails": {
+                "isNodeCyclingEnabled": True,
                 # OKE takes a count or a percentage, as a string.
-                maximum_unavailable=str(pool.update.max_unavailable)
+                "maximumUnavailable": str(pool.update.max_unavailable)
                 if pool.update.max_unavailable is not None
                 else f"{pool.update.max_unavailable_percent}%",
-            )
+            }
             if pool.update
             else None,
-            initial_node_labels=[
-                ce.NodePoolInitialNodeLabelArgs(key=key, value=value)
-                for key, value in pool.labels.items()
+            "initialNodeLabels": [
+                {"key": key, "value": value} for key, value in pool.labels.items()
             ],
-            node_metadata={
+            "nodeMetadata": {
                 "user_data": base64.b64encode(
                     cloud_init(
                         pool.taints,
@@ -142,12 +134,12 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             else None,
             # OKE pools have only a size; the bounds are kept where the cluster
             # autoscaler's configuration and our policies can read them.
-            freeform_tags={
+            "freeformTags": {
                 POOL_LABEL: pool.pool_name,
                 MIN_NODES_TAG: str(pool.min_nodes),
                 MAX_NODES_TAG: str(pool.max_nodes),
             },
-        ),
+        },
         opts=pulumi.ResourceOptions(
             parent=parent,
             ignore_changes=["nodeConfigDetails.size"] if pool.autoscaled else None,

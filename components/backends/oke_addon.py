@@ -1,4 +1,4 @@
-"""OKE's Cluster Autoscaler add-on (pulumi_oci `containerengine.Addon`)."""
+"""OKE's Cluster Autoscaler add-on (`oci:ContainerEngine/addon:Addon`, provider_resource)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-import pulumi_oci as oci
+from nodepools.backends.provider_resource import OkeAddon
 from nodepools.specs.oke_autoscaler_args import (
     OkeClusterAutoscalerArgs,
     addon_configuration,
@@ -32,16 +32,18 @@ def build_autoscaler(
             [(low, high, i) for (low, high, _), i in zip(bounds, ids, strict=True)]
         )
     )
-    addon = oci.containerengine.Addon(
+    addon = OkeAddon(
         f"{name}-addon",
-        addon_name=ADDON_NAME,
-        cluster_id=spec.cluster_id,
-        # The add-on's Deployment goes with it: nothing of ours is left scaling pools.
-        remove_addon_resources_on_delete=True,
-        configurations=[
-            oci.containerengine.AddonConfigurationArgs(key=c["key"], value=c["value"])
-            for c in addon_configuration(spec.addon, nodes)
-        ],
+        {
+            "addonName": ADDON_NAME,
+            "clusterId": spec.cluster_id,
+            # The add-on's Deployment goes with it: nothing of ours is left scaling pools.
+            "removeAddonResourcesOnDelete": True,
+            "configurations": [
+                {"key": c["key"], "value": c["value"]}
+                for c in addon_configuration(spec.addon, nodes)
+            ],
+        },
         opts=pulumi.ResourceOptions(parent=parent),
     )
     return BuiltAutoscaler(nodes=nodes, addon_id=addon.id)

@@ -1,0 +1,160 @@
+"""Provider resources and invokes made exactly as the provider SDK's typed classes make them.
+
+A typed class such as `pulumi_aws.eks.NodeGroup` adds three things to a bare
+`pulumi.CustomResource`: its package's provider version and download URL in the options,
+the translation of its Python argument names into the provider's camelCase names, and an
+Output for every property it declares. Going through it costs a plan twice. Cold: the
+first `aws.eks.NodeGroup` loads all of `pulumi_aws.eks` (about 50 ms) and the first
+`oci.containerengine.NodePool` all of `pulumi_oci.containerengine` (about 45 ms), more
+than a CI plan of a 120-pool fleet spends in our own code. Warm: the typed arguments are
+converted and about 30 Outputs made per registration, which nothing here reads
+(benchmarks/README.md, issue 19, has the counts).
+
+So the node groups, OKE node pools, the OKE add-on and the EKS invokes are made here with
+the camelCase names and the options the typed class would send. Nothing else about them
+changes: the same type token, inputs, options, dependencies and provider reach the engine,
+field for field; tests/backends/test_provider_resource.py runs every engine-matrix
+program and example stack both ways and compares the requests, and
+tests/engines/test_sdk_faithfulness.py checks every name and value kind against the
+pinned SDK's input types. Nested blocks leave out what is unset, as the typed `*Args`
+classes do (`present`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar, cast
+
+import pulumi
+
+_SEMVER_RELEASE = re.compile(r"\d+\.\d+\.\d+")
+
+_RESOURCE_DEFAULTS: dict[str, pulumi.ResourceOptions] = {}
+_INVOKE_DEFAULTS: dict[str, pulumi.InvokeOptions] = {}
+
+
+def sdk_resource_defaults(package: str) -> pulumi.ResourceOptions:
+    """The options every typed resource of `package` (e.g. "pulumi_aws") merges in first:
+    the installed SDK's provider version and plugin download URL, so the engine loads the
+    same provider plugin for these resources as for the SDK's. Constants of the installed
+    package, read once per process; `merge` copies them and never changes this object."""
+    found = _RESOURCE_DEFAULTS.get(package)
+    if found is None:
+        version, download_url = _plugin(package)
+        found = pulumi.ResourceOptions(version=version, plugin_download_url=download_url)
+        _RESOURCE_DEFAULTS[package] = found
+    return found
+
+
+def sdk_invoke_defaults(package: str) -> pulumi.InvokeOptions:
+    """The same for the package's invokes (data sources)."""
+    found = _INVOKE_DEFAULTS.get(package)
+    if found is None:
+        version, download_url = _plugin(package)
+        found = pulumi.InvokeOptions(version=version, plugin_download_url=download_url)
+        _INVOKE_DEFAULTS[package] = found
+    return found
+
+
+def _plugin(package: str) -> tuple[str | None, str | None]:
+    """The provider version and download URL the package's typed classes send.
+
+    Both are generated into the package from its `pulumi-plugin.json` (the file the CLI
+    reads to find the plugin): `version`, and `server` when the plugin is not on Pulumi's
+    own server. Read from there, so that the package itself is not imported: importing
+    `pulumi_aws` loads 270 modules (about 40 ms), more than a plan of 48 node groups
+    spends in our code. A package without the file is asked through its `_utilities`;
+    the test compares both ways on the pinned SDKs.
+    """
+    spec = importlib.util.find_spec(package)
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    for location in locations:
+        path = Path(location) / "pulumi-plugin.json"
+        if path.is_file():
+            plugin = json.loads(path.read_text())
+            version = plugin.get("version")
+            if isinstance(version, str) and _SEMVER_RELEASE.fullmatch(version):
+                return version, plugin.get("server")
+    # A pre-release (its semver form is the package's to compute) or no plugin file.
+    defaults = importlib.import_module(f"{package}._utilities").get_resource_opts_defaults()
+    return defaults.version, defaults.plugin_download_url
+
+
+def present(**fields: Any) -> dict[str, Any]:
+    """A nested block with its unset (None) fields left out, as a typed `*Args` sends it
+    (a None inside a plain dict would reach the provider as an explicit null)."""
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+class ProviderResource(pulumi.CustomResource):
+    """A custom resource registered as the typed class of `TYPE` in `PACKAGE` registers it.
+
+    Subclasses name the type token, the SDK package and the output properties they read
+    back (`READ`, camelCase); inputs are given by their camelCase names, None for unset.
+    """
+
+    TYPE: ClassVar[str]
+    PACKAGE: ClassVar[str]
+    # Output properties read back through `output`; every other output is left to the
+    # engine's state (the typed class would make an unread Output for each).
+    READ: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(
+        self,
+        name: str,
+        inputs: Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        # Unset inputs are never sent (the SDK drops a top-level None); leaving them out
+        # here only saves an Output each.
+        props: dict[str, Any] = {key: value for key, value in inputs.items() if value is not None}
+        for key in self.READ:
+            props.setdefault(key, None)
+        options = pulumi.ResourceOptions.merge(sdk_resource_defaults(self.PACKAGE), opts)
+        super().__init__(self.TYPE, name, props, options)
+
+    def output(self, key: str) -> pulumi.Output[Any]:
+        """The output property `key` (one of `READ`, or an input given)."""
+        return cast("pulumi.Output[Any]", getattr(self, key))
+
+
+class EksNodeGroup(ProviderResource):
+    """`aws:eks/nodeGroup:NodeGroup`, as `pulumi_aws.eks.NodeGroup` registers it."""
+
+    TYPE = "aws:eks/nodeGroup:NodeGroup"
+    PACKAGE = "pulumi_aws"
+    # The Auto Scaling group EKS made for the group (the scale-from-zero tags go on it).
+    READ = ("resources",)
+
+
+class OkeNodePool(ProviderResource):
+    """`oci:ContainerEngine/nodePool:NodePool`, as `pulumi_oci.containerengine.NodePool`
+    registers it."""
+
+    TYPE = "oci:ContainerEngine/nodePool:NodePool"
+    PACKAGE = "pulumi_oci"
+
+
+class OkeAddon(ProviderResource):
+    """`oci:ContainerEngine/addon:Addon`, as `pulumi_oci.containerengine.Addon` registers
+    it."""
+
+    TYPE = "oci:ContainerEngine/addon:Addon"
+    PACKAGE = "pulumi_oci"
+
+
+def sdk_invoke(package: str, token: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """Call the provider function `token` as the typed function of `package` calls it
+    (same token, arguments by camelCase name, version options); its result as the provider
+    returns it (camelCase keys), not wrapped in the SDK's result class."""
+    result = pulumi.runtime.invoke(
+        token,
+        {key: value for key, value in args.items() if value is not None},
+        opts=pulumi.InvokeOptions.merge(sdk_invoke_defaults(package), None),
+    )
+    return cast("dict[str, Any]", result.value or {})
