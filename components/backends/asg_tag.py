@@ -21,16 +21,13 @@ class AutoscalingGroupTag(ProviderResource):
     TYPE = "aws:autoscaling/tag:Tag"
     PACKAGE = "pulumi_aws"
 
-    def __init__(
-        self,
-        name: str,
-        autoscaling_group_name: pulumi.Input[str],
-        key: str,
-        value: str,
-        opts: pulumi.ResourceOptions | None = None,
-    ):
-        inputs: dict[str, Any] = {
+    @staticmethod
+    def inputs(autoscaling_group_name: pulumi.Input[str], key: str, value: str) -> dict[str, Any]:
+        """The tag's inputs. Built before the constructor is called, not inside an
+        `__init__` of this class: the SDK takes a resource's source position from the
+        frame above the third `__init__` on the stack (Resource, CustomResource and the
+        concrete class), and walks every frame above it on each registration."""
+        return {
             "autoscalingGroupName": autoscaling_group_name,
             "tag": {"key": key, "value": value, "propagateAtLaunch": False},
         }
-        super().__init__(name, inputs, opts)

@@ -237,9 +237,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         for key, child_name in asg_tag_names(name, tags).items():
             AutoscalingGroupTag(
                 child_name,
-                asg_name,
-                key,
-                tags[key],
+                AutoscalingGroupTag.inputs(asg_name, key, tags[key]),
                 # Named `<pool>-asg-tag-label/<key>` before names lost their slashes.
                 opts=pulumi.ResourceOptions(
                     parent=parent, aliases=[pulumi.Alias(name=_legacy_asg_tag_name(name, key))]

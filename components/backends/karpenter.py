@@ -232,36 +232,48 @@ class BuiltKarpenterPool(BuiltPool):
 def build_pool(
     name: str, pool: ResolvedKarpenterPool, parent: Any, manifests: dict[str, Any] | None = None
 ) -> BuiltKarpenterPool:
-    """Register the node class (if any) and the NodePool as children of `parent`."""
+    """Register the node class (if any) and the NodePool as children of `parent`, as
+    `pulumi_kubernetes.apiextensions.CustomResource` would (provider_resource)."""
     import pulumi
-    from pulumi_kubernetes.apiextensions import CustomResource
+    from nodepools.backends.provider_resource import KubernetesCustomObject
 
     manifests = manifests if manifests is not None else render_manifests(pool)
-
-    def register(role: str, depends_on: list[Any]) -> Any:
-        manifest = manifests[role]
-        return CustomResource(
-            f"{name}-{role.replace('_', '-')}",
-            api_version=manifest["apiVersion"],
-            kind=manifest["kind"],
-            metadata=manifest["metadata"],
-            spec=manifest["spec"],
-            opts=pulumi.ResourceOptions(parent=parent, depends_on=depends_on),
+    node_class = (
+        KubernetesCustomObject(
+            f"{name}-{NODE_CLASS.replace('_', '-')}",
+            _object_inputs(manifests[NODE_CLASS]),
+            opts=pulumi.ResourceOptions(parent=parent, depends_on=[]),
         )
-
-    node_class = register(NODE_CLASS, []) if NODE_CLASS in manifests else None
-    node_pool = register(NODE_POOL, [node_class] if node_class is not None else [])
+        if NODE_CLASS in manifests
+        else None
+    )
+    node_pool = KubernetesCustomObject(
+        f"{name}-{NODE_POOL.replace('_', '-')}",
+        _object_inputs(manifests[NODE_POOL]),
+        opts=pulumi.ResourceOptions(
+            parent=parent, depends_on=[node_class] if node_class is not None else []
+        ),
+    )
     node_class_name = (
-        node_class.metadata.apply(_name_of)
+        node_class.output("metadata").apply(_name_of)
         if node_class is not None
         else pulumi.Output.from_input(pool.node_class_name)
     )
     return BuiltKarpenterPool(
-        pool_id=node_pool.metadata.apply(_name_of),
+        pool_id=node_pool.output("metadata").apply(_name_of),
         resource=node_pool,
         node_class=node_class,
         node_class_name=node_class_name,
     )
+
+
+def _object_inputs(manifest: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "apiVersion": manifest["apiVersion"],
+        "kind": manifest["kind"],
+        "metadata": manifest["metadata"],
+        "spec": manifest["spec"],
+    }
 
 
 def _name_of(metadata: Any) -> str:

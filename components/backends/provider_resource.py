@@ -10,7 +10,8 @@ than a CI plan of a 120-pool fleet spends in our own code. Warm: the typed argum
 converted and about 30 Outputs made per registration, which nothing here reads
 (benchmarks/README.md, issue 19, has the counts).
 
-So the node groups, OKE node pools, the OKE add-on and the EKS invokes are made here with
+So the node groups and their autoscaler tags, OKE node pools and add-ons, objects of
+custom resource kinds (Karpenter, Kueue) and the EKS invokes are made here with
 the camelCase names and the options the typed class would send. Nothing else about them
 changes: the same type token, inputs, options, dependencies and provider reach the engine,
 field for field; tests/backends/test_provider_resource.py runs every engine-matrix
@@ -103,6 +104,9 @@ class ProviderResource(pulumi.CustomResource):
     # Output properties read back through `output`; every other output is left to the
     # engine's state (the typed class would make an unread Output for each).
     READ: ClassVar[tuple[str, ...]] = ()
+    # pulumi_aws and pulumi_oci merge their defaults under the caller's options (a version
+    # given wins); pulumi_kubernetes's CustomResource sets its own version over them.
+    SDK_VERSION_WINS: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -115,8 +119,19 @@ class ProviderResource(pulumi.CustomResource):
         props: dict[str, Any] = {key: value for key, value in inputs.items() if value is not None}
         for key in self.READ:
             props.setdefault(key, None)
-        options = pulumi.ResourceOptions.merge(sdk_resource_defaults(self.PACKAGE), opts)
-        super().__init__(self.TYPE, name, props, options)
+        defaults = sdk_resource_defaults(self.PACKAGE)
+        if self.SDK_VERSION_WINS:
+            options = pulumi.ResourceOptions.merge(
+                opts, pulumi.ResourceOptions(version=defaults.version)
+            )
+        else:
+            options = pulumi.ResourceOptions.merge(defaults, opts)
+        super().__init__(self.type_of(props), name, props, options)
+
+    @classmethod
+    def type_of(cls, inputs: Mapping[str, Any]) -> str:
+        """The type token registered for `inputs` (the class's own, but see below)."""
+        return cls.TYPE
 
     def output(self, key: str) -> pulumi.Output[Any]:
         """The output property `key` (one of `READ`, or an input given)."""
@@ -146,6 +161,21 @@ class OkeAddon(ProviderResource):
 
     TYPE = "oci:ContainerEngine/addon:Addon"
     PACKAGE = "pulumi_oci"
+
+
+class KubernetesCustomObject(ProviderResource):
+    """An object of a custom resource kind (Karpenter's NodePool, Kueue's ClusterQueue, ...),
+    as `pulumi_kubernetes.apiextensions.CustomResource` registers it: type token
+    `kubernetes:<apiVersion>:<kind>`, inputs `apiVersion`, `kind`, `metadata`, `spec`."""
+
+    TYPE = "kubernetes:<apiVersion>:<kind>"
+    PACKAGE = "pulumi_kubernetes"
+    READ = ("metadata",)
+    SDK_VERSION_WINS = True
+
+    @classmethod
+    def type_of(cls, inputs: Mapping[str, Any]) -> str:
+        return f"kubernetes:{inputs['apiVersion']}:{inputs['kind']}"
 
 
 def sdk_invoke(package: str, token: str, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import pulumi
+from nodepools.backends.provider_resource import KubernetesCustomObject
 from nodepools.governance.manifests import Rendered
 
 # Top-level manifest fields -> constructor keyword arguments of the typed resources.
@@ -52,8 +53,6 @@ def register_manifests(
     Objects in a namespace this batch creates depend on that Namespace (the API server
     refuses them until it exists); the provider comes from the parent's options.
     """
-    import pulumi_kubernetes as k8s
-
     created: dict[str, pulumi.CustomResource] = {}
     namespaces: dict[str, pulumi.CustomResource] = {}
     for item in objects:
@@ -66,8 +65,9 @@ def register_manifests(
         fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
         resource_class = _resource_class(api_version, kind)
         if resource_class is None:
-            resource = k8s.apiextensions.CustomResource(
-                name, api_version=api_version, kind=kind, opts=opts, **fields
+            # A kind of a custom resource (Kueue's), as apiextensions.CustomResource makes it.
+            resource = KubernetesCustomObject(
+                name, {"apiVersion": api_version, "kind": kind, **fields}, opts=opts
             )
         else:
             resource = resource_class(

@@ -38,5 +38,5 @@ class MachinePool(PoolComponent):
     ):
         pool = checked(self, name, args)
         super().__init__(self.TYPE, name, pool, opts)
-        self._build(name)
+        self._publish(self._backend().build_pool(name, self.resolved, self))
         self.register_outputs(self._pool_outputs())

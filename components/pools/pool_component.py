@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pulumi
-from nodepools.backends import backend_for, check_pool
+from nodepools.backends import BuiltPool, backend_for, check_pool
 from nodepools.outputs import plain_output
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.instance_types import unknown_type_warning
@@ -69,8 +70,15 @@ class PoolComponent(pulumi.ComponentResource):
             pool.pool_name, pool.taints, accelerator, extra_limits=extra_limits
         )
 
-    def _build(self, name: str) -> None:
-        built = backend_for(self.resolved.cluster.kind).build_pool(name, self.resolved, self)
+    def _backend(self) -> ModuleType:
+        """The cloud backend of the pool; constructors call its `build_pool` themselves
+        (`self._backend().build_pool(name, self.resolved, self)`), then `_publish`: the
+        SDK records the call stack of every registration, and a helper frame between
+        the constructor and the backend would be walked for each child resource."""
+        return backend_for(self.resolved.cluster.kind)
+
+    def _publish(self, built: BuiltPool) -> None:
+        """Assign the pool's outputs from what its backend built."""
         self.pool_name = pulumi.Output.from_input(self.resolved.pool_name)
         self.pool_id = built.pool_id
         self.scheduling_info = plain_output(self.scheduling.to_dict())
@@ -90,7 +98,7 @@ class PoolComponent(pulumi.ComponentResource):
             "scheduling_info": self.scheduling_info,
             "scheduling_info_yaml": self.scheduling_info_yaml,
         }
-        # Pools built from a ResolvedPool (`_build`) publish their nodes' role too.
+        # Pools built from a ResolvedPool (`_publish`) publish their nodes' role too.
         role: pulumi.Output[str | None] | None = getattr(self, "node_role_arn", None)
         if role is not None:
             outputs["node_role_arn"] = role

@@ -63,7 +63,7 @@ class SharedNodePool(PoolComponent):
             pool.accelerator,
             accelerators_per_pod=1 if pool.accelerator else None,
         )
-        self._build(name)
+        self._publish(self._backend().build_pool(name, self.resolved, self))
         description = self.pool_description
         self.shape = pulumi.Output.from_input(description.shape)
         self.selector = pulumi.Output.from_input(description.selector)

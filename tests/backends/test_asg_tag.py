@@ -69,7 +69,11 @@ def _typed(asg_name, opts):
 
 def _ours(asg_name, opts):
     AutoscalingGroupTag(
-        "tag", asg_name, "k8s.io/cluster-autoscaler/node-template/label/team", "ml", opts=opts
+        "tag",
+        AutoscalingGroupTag.inputs(
+            asg_name, "k8s.io/cluster-autoscaler/node-template/label/team", "ml"
+        ),
+        opts=opts,
     )
 
 
