@@ -27,11 +27,12 @@ class _NotPlain(Exception):
 
 
 @lru_cache(maxsize=4096)
-def _plain(text: str) -> bool:
-    """True when PyYAML writes `text` unquoted: a plain token that no implicit YAML type
-    (bool, int, float, null, timestamp) would read back as something else."""
+def _written(text: str) -> str | None:
+    """How PyYAML writes `text` when it is a plain token: as it is, or single-quoted when an
+    implicit YAML type (bool, int, float, null, timestamp) would read it back as something
+    else (`'true'`, `'1'`); None for any other string (PyYAML's own choice)."""
     if not _PLAIN.fullmatch(text):
-        return False
+        return None
     import yaml
 
     # `resolve` reads only the class's resolver tables, so it is called on the class rather
@@ -40,13 +41,15 @@ def _plain(text: str) -> bool:
         "str",
         yaml.SafeDumper.resolve(yaml.SafeDumper, yaml.ScalarNode, text, (True, False)),  # pyright: ignore[reportArgumentType, reportUnknownMemberType]
     )
-    return tag == "tag:yaml.org,2002:str"
+    # A token of these characters needs no escape, so PyYAML's quoted form is plain quotes.
+    return text if tag == "tag:yaml.org,2002:str" else f"'{text}'"
 
 
 def _scalar(value: Any) -> str:
     if isinstance(value, str):
-        if _plain(value):
-            return value
+        written = _written(value)
+        if written is not None:
+            return written
         raise _NotPlain
     if isinstance(value, bool):
         return "true" if value else "false"

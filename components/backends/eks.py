@@ -224,11 +224,11 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         # live size: then it is sent, clamped, or EKS refuses the update (eks_scaling).
         # A created role's policies are attached before nodes try to join (and detached
         # only after the group is gone).
-        opts=child.merge(
-            pulumi.ResourceOptions(ignore_changes=[DESIRED_SIZE_PATH])
-            if desired.follow_autoscaler
-            else None
-        ).merge(pulumi.ResourceOptions(depends_on=[node_role]) if node_role else None),
+        opts=pulumi.ResourceOptions(
+            parent=parent,
+            ignore_changes=[DESIRED_SIZE_PATH] if desired.follow_autoscaler else None,
+            depends_on=[node_role] if node_role else None,
+        ),
     )
     if pool.autoscaled:
         # None only where no Auto Scaling group was reported (plain mocks, see first_asg_name).
