@@ -99,13 +99,60 @@ def measure(pools: int) -> dict[str, Any]:
     return result
 
 
+PYTHON_C = (sys.executable, "-c")
+
+
+def count_statement(statement: str) -> int:
+    """Instructions of a fresh interpreter running `statement` under callgrind."""
+    completed = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *PYTHON_C, statement],
+        cwd=ROOT,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = COLLECTED.search(completed.stderr)
+    if found is None:
+        raise RuntimeError(f"no instruction count from callgrind:\n{completed.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def measure_first_use() -> dict[str, Any]:
+    """First use and the pydantic floor, in instructions, as ratios to the baseline."""
+    from .bench_import import FIRST_USE, ONE_MODEL, VARIANTS
+
+    if shutil.which("valgrind") is None:
+        raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
+    statements = {
+        "baseline": VARIANTS["baseline"],
+        "one pydantic model": ONE_MODEL,
+        "first use": FIRST_USE,
+    }
+    for statement in statements.values():  # bytecode caches written before counting
+        subprocess.run([sys.executable, "-c", statement], cwd=ROOT, env=child_env(), check=True)
+    empty = count_statement("pass")
+    counts = {name: count_statement(code) - empty for name, code in statements.items()}
+    return {
+        name: {"instructions": value, "ratio": value / counts["baseline"]}
+        for name, value in counts.items()
+    }
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--child", choices=("plan", "raw", "sdk"))
     parser.add_argument("--n", type=int, default=120)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--records", type=Path)
+    parser.add_argument("--first-use", action="store_true", help="count first use instead")
     args = parser.parse_args(argv)
+    if args.first_use:
+        for name, row in measure_first_use().items():
+            print(
+                f"{name:20s} {row['instructions'] / 1e6:8,.0f} M instructions   {row['ratio']:.2f}x"
+            )
+        return 0
     if args.child:
         child(args.child, args.n, args.rounds, args.records)
         return 0
