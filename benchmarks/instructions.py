@@ -82,18 +82,18 @@ def count(mode: str, pools: int, rounds: int, records: Path) -> int:
     return int(found.group(1))
 
 
-def measure(pools: int) -> dict[str, Any]:
-    """Cold and warm instructions of the plan and of both floors."""
+def measure(pools: int, floors: tuple[str, ...] = ("raw", "sdk")) -> dict[str, Any]:
+    """Cold and warm instructions of the plan and of the floors."""
     if shutil.which("valgrind") is None:
         raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
     result: dict[str, Any] = {"pools": pools}
     with tempfile.TemporaryDirectory(prefix="bench-instructions-") as tmp:
         records = Path(tmp) / "records.json"
         child("plan", pools, 1, records)  # the floors replay what this plan registers
-        for mode in ("plan", "raw", "sdk"):
+        for mode in ("plan", *floors):
             counts = [count(mode, pools, rounds, records) for rounds in (0, 1, 2)]
             result[mode] = {"cold": counts[1] - counts[0], "warm": counts[2] - counts[1]}
-    for floor in ("raw", "sdk"):
+    for floor in floors:
         for phase in ("cold", "warm"):
             result[f"plan/{floor} {phase}"] = result["plan"][phase] / result[floor][phase]
     return result
