@@ -283,13 +283,10 @@ def _instruction_ratios(pools: int) -> dict[str, Any] | None:
     runs ten minutes apart (each the median of five interleaved rounds), more than the
     margins being judged, while an instruction count does not move with the load. The
     timed ratios are reported beside them."""
-    import shutil
-
+    from .instructions import have_valgrind
     from .instructions import measure as count_instructions
 
-    if shutil.which("valgrind") is None:
-        return None
-    return count_instructions(pools, floors=("raw",))
+    return count_instructions(pools, floors=("raw",)) if have_valgrind() else None
 
 
 def section(quick: bool) -> Section:

@@ -117,13 +117,12 @@ def _first_use_rows(first: dict[str, Any], quick: bool) -> list[Row]:
     timed = (
         f"{first['time_ratio']:.2f}x ({fmt_seconds(first['seconds'])}, {first['rss_mb']:.1f} MB)"
     )
-    import shutil
+    from .instructions import have_valgrind, measure_first_use
 
-    if quick or shutil.which("valgrind") is None:
+    if quick or not have_valgrind():
         return [
             Row(label, timed, f"<= {FIRST_USE_TARGET}x", first["time_ratio"] <= FIRST_USE_TARGET)
         ]
-    from .instructions import measure_first_use
 
     counted = measure_first_use()
     ratio = counted["first use"]["ratio"]

@@ -51,25 +51,22 @@ def child(mode: str, pools: int, rounds: int, records: Path) -> None:
         run(program)
 
 
-def count(mode: str, pools: int, rounds: int, records: Path) -> int:
-    """Instructions of a whole child process under callgrind."""
+CALLGRIND = ("valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null")
+
+
+def have_valgrind() -> bool:
+    return shutil.which("valgrind") is not None
+
+
+def _require_valgrind() -> None:
+    if not have_valgrind():
+        raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
+
+
+def _callgrind(python_args: list[str]) -> int:
+    """Instructions of a whole `python <python_args>` process under callgrind."""
     completed = subprocess.run(
-        [
-            "valgrind",
-            "--tool=callgrind",
-            "--callgrind-out-file=/dev/null",
-            sys.executable,
-            "-m",
-            "benchmarks.instructions",
-            "--child",
-            mode,
-            "--n",
-            str(pools),
-            "--rounds",
-            str(rounds),
-            "--records",
-            str(records),
-        ],
+        [*CALLGRIND, sys.executable, *python_args],
         cwd=ROOT,
         env=child_env(),
         capture_output=True,
@@ -82,10 +79,19 @@ def count(mode: str, pools: int, rounds: int, records: Path) -> int:
     return int(found.group(1))
 
 
+def count(mode: str, pools: int, rounds: int, records: Path) -> int:
+    """Instructions of a child making `rounds` plans or floor replays."""
+    return _callgrind(
+        [
+            *("-m", "benchmarks.instructions", "--child", mode, "--n", str(pools)),
+            *("--rounds", str(rounds), "--records", str(records)),
+        ]
+    )
+
+
 def measure(pools: int, floors: tuple[str, ...] = ("raw", "sdk")) -> dict[str, Any]:
     """Cold and warm instructions of the plan and of the floors."""
-    if shutil.which("valgrind") is None:
-        raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
+    _require_valgrind()
     result: dict[str, Any] = {"pools": pools}
     with tempfile.TemporaryDirectory(prefix="bench-instructions-") as tmp:
         records = Path(tmp) / "records.json"
@@ -99,31 +105,16 @@ def measure(pools: int, floors: tuple[str, ...] = ("raw", "sdk")) -> dict[str, A
     return result
 
 
-PYTHON_C = (sys.executable, "-c")
-
-
 def count_statement(statement: str) -> int:
-    """Instructions of a fresh interpreter running `statement` under callgrind."""
-    completed = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *PYTHON_C, statement],
-        cwd=ROOT,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    found = COLLECTED.search(completed.stderr)
-    if found is None:
-        raise RuntimeError(f"no instruction count from callgrind:\n{completed.stderr[-2000:]}")
-    return int(found.group(1))
+    """Instructions of a fresh interpreter running `statement`."""
+    return _callgrind(["-c", statement])
 
 
 def measure_first_use() -> dict[str, Any]:
     """First use and the pydantic floor, in instructions, as ratios to the baseline."""
     from .bench_import import FIRST_USE, ONE_MODEL, VARIANTS
 
-    if shutil.which("valgrind") is None:
-        raise SystemExit("valgrind is not installed (Debian: apt-get install valgrind)")
+    _require_valgrind()
     statements = {
         "baseline": VARIANTS["baseline"],
         "one pydantic model": ONE_MODEL,
