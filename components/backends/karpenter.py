@@ -241,7 +241,7 @@ def build_pool(
     node_class = (
         KubernetesCustomObject(
             f"{name}-{NODE_CLASS.replace('_', '-')}",
-            _object_inputs(manifests[NODE_CLASS]),
+            manifests[NODE_CLASS],
             opts=pulumi.ResourceOptions(parent=parent, depends_on=[]),
         )
         if NODE_CLASS in manifests
@@ -249,7 +249,7 @@ def build_pool(
     )
     node_pool = KubernetesCustomObject(
         f"{name}-{NODE_POOL.replace('_', '-')}",
-        _object_inputs(manifests[NODE_POOL]),
+        manifests[NODE_POOL],
         opts=pulumi.ResourceOptions(
             parent=parent, depends_on=[node_class] if node_class is not None else []
         ),
@@ -265,15 +265,6 @@ def build_pool(
         node_class=node_class,
         node_class_name=node_class_name,
     )
-
-
-def _object_inputs(manifest: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "apiVersion": manifest["apiVersion"],
-        "kind": manifest["kind"],
-        "metadata": manifest["metadata"],
-        "spec": manifest["spec"],
-    }
 
 
 def _name_of(metadata: Any) -> str:

@@ -24,6 +24,7 @@ classes do (`present`).
 from __future__ import annotations
 
 import copy
+import functools
 import importlib
 import importlib.util
 import json
@@ -36,33 +37,22 @@ import pulumi
 
 _SEMVER_RELEASE = re.compile(r"\d+\.\d+\.\d+")
 
-_RESOURCE_DEFAULTS: dict[str, pulumi.ResourceOptions] = {}
-_INVOKE_DEFAULTS: dict[str, pulumi.InvokeOptions] = {}
-
 
 def sdk_resource_defaults(package: str) -> pulumi.ResourceOptions:
     """The options every typed resource of `package` (e.g. "pulumi_aws") merges in first:
     the installed SDK's provider version and plugin download URL, so the engine loads the
-    same provider plugin for these resources as for the SDK's. Constants of the installed
-    package, read once per process; `merge` copies them and never changes this object."""
-    found = _RESOURCE_DEFAULTS.get(package)
-    if found is None:
-        version, download_url = _plugin(package)
-        found = pulumi.ResourceOptions(version=version, plugin_download_url=download_url)
-        _RESOURCE_DEFAULTS[package] = found
-    return found
+    same provider plugin for these resources as for the SDK's."""
+    version, download_url = _plugin(package)
+    return pulumi.ResourceOptions(version=version, plugin_download_url=download_url)
 
 
 def sdk_invoke_defaults(package: str) -> pulumi.InvokeOptions:
     """The same for the package's invokes (data sources)."""
-    found = _INVOKE_DEFAULTS.get(package)
-    if found is None:
-        version, download_url = _plugin(package)
-        found = pulumi.InvokeOptions(version=version, plugin_download_url=download_url)
-        _INVOKE_DEFAULTS[package] = found
-    return found
+    version, download_url = _plugin(package)
+    return pulumi.InvokeOptions(version=version, plugin_download_url=download_url)
 
 
+@functools.cache
 def _plugin(package: str) -> tuple[str | None, str | None]:
     """The provider version and download URL the package's typed classes send.
 
@@ -130,12 +120,12 @@ class ProviderResource(pulumi.CustomResource):
         of `opts` with the two filled in: unset ones (pulumi_aws, pulumi_oci), or the
         version always (pulumi_kubernetes).
         """
-        defaults = sdk_resource_defaults(self.PACKAGE)
+        version, download_url = _plugin(self.PACKAGE)
         options = copy.copy(opts) if opts is not None else pulumi.ResourceOptions()
         if self.SDK_VERSION_WINS or options.version is None:
-            options.version = defaults.version
+            options.version = version
         if not self.SDK_VERSION_WINS and options.plugin_download_url is None:
-            options.plugin_download_url = defaults.plugin_download_url
+            options.plugin_download_url = download_url
         return options
 
     @classmethod
@@ -195,6 +185,6 @@ def sdk_invoke(package: str, token: str, args: Mapping[str, Any]) -> dict[str, A
     result = pulumi.runtime.invoke(
         token,
         {key: value for key, value in args.items() if value is not None},
-        opts=pulumi.InvokeOptions.merge(sdk_invoke_defaults(package), None),
+        opts=sdk_invoke_defaults(package),
     )
     return cast("dict[str, Any]", result.value or {})

@@ -66,9 +66,7 @@ def register_manifests(
         resource_class = _resource_class(api_version, kind)
         if resource_class is None:
             # A kind of a custom resource (Kueue's), as apiextensions.CustomResource makes it.
-            resource = KubernetesCustomObject(
-                name, {"apiVersion": api_version, "kind": kind, **fields}, opts=opts
-            )
+            resource = KubernetesCustomObject(name, manifest, opts=opts)
         else:
             resource = resource_class(
                 name, opts=opts, **{_KWARGS[key]: value for key, value in fields.items()}
