@@ -130,6 +130,52 @@ def measure_first_use() -> dict[str, Any]:
     }
 
 
+# One example stack planned in a fresh process, as `make plan` runs its program (the
+# offline engine); what it loaded from the provider SDKs is printed for the report.
+STACK_PLAN = """\
+import sys
+from pathlib import Path
+import yaml
+from nodepools.offline import run
+{plan}
+"""
+PLAN_STACK = """\
+stack = {stack!r}
+stacks = Path("stacks")
+config = (yaml.safe_load((stacks / f"Pulumi.{{stack}}.yaml").read_text()) or {{}}).get("config") or {{}}
+run(stacks / "__main__.py", stack=stack, config=config)
+sdks = sorted({{m.split(".")[0] for m in sys.modules if m.split(".")[0] in {sdks!r}}})
+print("SDKS", " ".join(sdks))
+"""
+PROVIDER_SDKS = ("pulumi_aws", "pulumi_oci", "pulumi_kubernetes")
+
+
+def measure_stacks() -> dict[str, Any]:
+    """Instructions of a cold plan of every example stack (the program run, imports of the
+    engine and yaml excluded) and the provider SDK packages it loaded."""
+    _require_valgrind()
+    stacks = sorted(
+        p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
+    )
+    imports = STACK_PLAN.format(plan="")
+    subprocess.run([sys.executable, "-c", imports], cwd=ROOT, env=child_env(), check=True)
+    before = count_statement(imports)
+    result: dict[str, Any] = {}
+    for stack in stacks:
+        code = STACK_PLAN.format(plan=PLAN_STACK.format(stack=stack, sdks=PROVIDER_SDKS))
+        loaded = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            env=child_env(),
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        sdks = next(line.split()[1:] for line in loaded.splitlines() if line.startswith("SDKS"))
+        result[stack] = {"instructions": count_statement(code) - before, "sdks": sdks}
+    return result
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--child", choices=("plan", "raw", "sdk"))
@@ -137,7 +183,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--records", type=Path)
     parser.add_argument("--first-use", action="store_true", help="count first use instead")
+    parser.add_argument("--stacks", action="store_true", help="count example stack plans")
     args = parser.parse_args(argv)
+    if args.stacks:
+        for stack, row in measure_stacks().items():
+            print(
+                f"{stack:20s} {row['instructions'] / 1e6:8,.0f} M instructions   "
+                f"SDKs: {' '.join(row['sdks']) or 'none'}"
+            )
+        return 0
     if args.first_use:
         for name, row in measure_first_use().items():
             print(

@@ -1,30 +1,31 @@
-"""AcceleratorStack's resources: a pulumi_kubernetes `helm.v3.Release` per chart and, on OKE,
-an `oci:ContainerEngine/addon:Addon` per GPU plugin add-on (provider_resource.OkeAddon)."""
+"""AcceleratorStack's resources: a `kubernetes:helm.sh/v3:Release` per chart
+(provider_resource.HelmRelease) and, on OKE, an `oci:ContainerEngine/addon:Addon` per GPU
+plugin add-on (provider_resource.OkeAddon)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pulumi
-from nodepools.backends.provider_resource import OkeAddon
+from nodepools.backends.provider_resource import HelmRelease, OkeAddon
 from nodepools.specs.accelerator_releases import AddonPlan, ReleasePlan
 from nodepools.specs.accelerator_stack import AcceleratorStackArgs
 
 
-def _release(plan: ReleasePlan, spec: AcceleratorStackArgs, parent: pulumi.Resource) -> Any:
-    import pulumi_kubernetes as k8s
-
+def _release(plan: ReleasePlan, spec: AcceleratorStackArgs, parent: pulumi.Resource) -> HelmRelease:
     oci = plan.repository.startswith("oci://")
-    return k8s.helm.v3.Release(
+    return HelmRelease(
         plan.name,
-        name=plan.name,
-        # An OCI chart is named by its full reference, with no repository.
-        chart=f"{plan.repository}/{plan.chart}" if oci else plan.chart,
-        version=plan.version,
-        namespace=plan.namespace,
-        create_namespace=spec.create_namespace,
-        repository_opts=None if oci else k8s.helm.v3.RepositoryOptsArgs(repo=plan.repository),
-        values=plan.values,
+        {
+            "name": plan.name,
+            # An OCI chart is named by its full reference, with no repository.
+            "chart": f"{plan.repository}/{plan.chart}" if oci else plan.chart,
+            "version": plan.version,
+            "namespace": plan.namespace,
+            "createNamespace": spec.create_namespace,
+            "repositoryOpts": None if oci else {"repo": plan.repository},
+            "values": plan.values,
+        },
         opts=pulumi.ResourceOptions(parent=parent),
     )
 

@@ -12,18 +12,14 @@ beside it, never in its place.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import pulumi
 import yaml
 from nodepools.backends.eks_network import build_network
+from nodepools.backends.provider_resource import Ec2LaunchTemplate, present
 from nodepools.specs.node_settings import MIME_BOUNDARY, BootVolume, MetadataOptions, NodeConfig
 from nodepools.specs.pools import ResolvedPool
-
-# pulumi_aws is imported in the functions that make its resources: importing the package
-# loads about 270 modules (some 40 ms), which a pool that needs none of them never pays.
-if TYPE_CHECKING:
-    import pulumi_aws as aws
 
 # The root device of the EKS-optimized AL2023 AMIs.
 ROOT_DEVICE = "/dev/xvda"
@@ -43,21 +39,17 @@ def needs_launch_template(pool: ResolvedPool) -> bool:
     )
 
 
-def capacity_reservation_specification(
-    pool: ResolvedPool,
-) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
+def capacity_reservation_specification(pool: ResolvedPool) -> dict[str, Any] | None:
     """The reservation the nodes launch into: one reservation id, or a resource group."""
-    import pulumi_aws as aws
-
     reservation = pool.capacity_reservation
     if reservation is None:
         return None
-    return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
-        capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
-            capacity_reservation_id=reservation.ids[0] if reservation.ids else None,
-            capacity_reservation_resource_group_arn=reservation.resource_group_arn,
+    return {
+        "capacityReservationTarget": present(
+            capacityReservationId=reservation.ids[0] if reservation.ids else None,
+            capacityReservationResourceGroupArn=reservation.resource_group_arn,
         )
-    )
+    }
 
 
 def node_config_document(config: NodeConfig) -> dict[str, Any]:
@@ -81,29 +73,25 @@ def mime_user_data(document: dict[str, Any], script: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def block_device_mapping(
-    pool: ResolvedPool,
-) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs | None:
+def block_device_mapping(pool: ResolvedPool) -> dict[str, Any] | None:
     """The root volume: `boot_volume` in full, or `boot_volume_gb` (or the accelerator
     default) with the volume defaults; None leaves the AMI's root volume as it is."""
-    import pulumi_aws as aws
-
     if pool.boot_volume is None and pool.boot_volume_gb is None:
         return None
     volume = pool.boot_volume or BootVolume()
-    return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-        device_name=ROOT_DEVICE,
-        ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
-            volume_size=pool.boot_volume_gb,
-            volume_type=volume.type,
+    return {
+        "deviceName": ROOT_DEVICE,
+        "ebs": present(
+            volumeSize=pool.boot_volume_gb,
+            volumeType=volume.type,
             iops=volume.iops,
             throughput=volume.throughput,
             # The provider types these flags as strings.
             encrypted="true" if volume.encrypted else "false",
-            kms_key_id=volume.kms_key_id,
-            delete_on_termination="true",
+            kmsKeyId=volume.kms_key_id,
+            deleteOnTermination="true",
         ),
-    )
+    }
 
 
 def build_launch_template(
@@ -111,44 +99,40 @@ def build_launch_template(
     pool: ResolvedPool,
     parent: pulumi.Resource,
     user_data: pulumi.Input[str] | None,
-) -> aws.ec2.LaunchTemplate:
+) -> Ec2LaunchTemplate:
     """`<pool>-launch-template`, auto-named by Pulumi (so a replacement can't collide), with
-    the custom AMI (`image_id`) if the pool has one and `user_data` (base64).
+    the custom AMI (`imageId`) if the pool has one and `user_data` (base64).
 
     A Capacity Block pool names its instance type here (EKS takes it from the template and
     the node group names none) with the `capacity-block` market type."""
-    import pulumi_aws as aws
-
     options = pool.metadata_options or MetadataOptions()
     mapping = block_device_mapping(pool)
     network = build_network(name, pool, parent)
-    return aws.ec2.LaunchTemplate(
+    return Ec2LaunchTemplate(
         f"{name}-launch-template",
-        aws.ec2.LaunchTemplateArgs(
-            instance_type=pool.instance_type if pool.capacity_block else None,
-            instance_market_options=aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(
-                market_type="capacity-block"
-            )
+        {
+            "instanceType": pool.instance_type if pool.capacity_block else None,
+            "instanceMarketOptions": {"marketType": "capacity-block"}
             if pool.capacity_block
             else None,
-            capacity_reservation_specification=capacity_reservation_specification(pool),
-            network_interfaces=network.network_interfaces,
-            placement=network.placement,
-            metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
-                http_endpoint=options.http_endpoint,
-                http_tokens=options.http_tokens,
-                http_put_response_hop_limit=options.http_put_response_hop_limit,
+            "capacityReservationSpecification": capacity_reservation_specification(pool),
+            "networkInterfaces": network.network_interfaces,
+            "placement": network.placement,
+            "metadataOptions": present(
+                httpEndpoint=options.http_endpoint,
+                httpTokens=options.http_tokens,
+                httpPutResponseHopLimit=options.http_put_response_hop_limit,
             ),
-            block_device_mappings=[mapping] if mapping is not None else None,
-            image_id=pool.ami_id,
-            user_data=user_data,
-            tags={**pool.cluster.tags, "nodepools.dev/pool": pool.pool_name},
-        ),
+            "blockDeviceMappings": [mapping] if mapping is not None else None,
+            "imageId": pool.ami_id,
+            "userData": user_data,
+            "tags": {**pool.cluster.tags, "nodepools.dev/pool": pool.pool_name},
+        },
         opts=pulumi.ResourceOptions(parent=parent),
     )
 
 
-def node_group_launch_template(template: aws.ec2.LaunchTemplate) -> dict[str, Any]:
+def node_group_launch_template(template: Ec2LaunchTemplate) -> dict[str, Any]:
     """The node group's reference: by id and latest version (a new version rolls the nodes).
 
     A plain `pulumi.runtime.Mocks` echoes inputs, so `latest_version` (computed by EC2) is
@@ -156,10 +140,13 @@ def node_group_launch_template(template: aws.ec2.LaunchTemplate) -> dict[str, An
     # The node group's `launchTemplate` block (provider_resource.EksNodeGroup).
     return {
         "id": template.id,
-        "version": cast("pulumi.Output[str]", template.latest_version.apply(_version_text)),
+        "version": cast(
+            "pulumi.Output[str]", template.output("latestVersion").apply(_version_text)
+        ),
     }
 
 
-def _version_text(version: object) -> str | None:
-    # Typed int by the SDK, yet None where nothing computed it (a plain Mocks).
-    return None if version is None else str(version)
+def _version_text(version: float | None) -> str | None:
+    # None where nothing computed it (a plain Mocks). A number crosses the engine's protobuf
+    # Struct as a float (1.0); the typed SDK output made it an int, and EKS wants "1".
+    return None if version is None else str(int(version))

@@ -12,25 +12,27 @@ auto-named by Pulumi, so a replacement (create-before-delete) never collides.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pulumi
+from nodepools.backends.provider_resource import (
+    Ec2PlacementGroup,
+    Ec2SecurityGroup,
+    VpcSecurityGroupEgressRule,
+    VpcSecurityGroupIngressRule,
+)
 from nodepools.specs.labels import POOL_LABEL
 from nodepools.specs.network import CREATE_CLUSTER_GROUP
 from nodepools.specs.pools import ResolvedPool
 
-# pulumi_aws is imported in the functions that make its resources: importing the package
-# loads about 270 modules (some 40 ms), which a pool that needs none of them never pays.
-if TYPE_CHECKING:
-    import pulumi_aws as aws
-
 
 @dataclass(frozen=True)
 class PoolNetworkResources:
-    """What the launch template takes from the pool's network."""
+    """What the launch template takes from the pool's network (its `networkInterfaces`
+    and `placement` blocks)."""
 
-    network_interfaces: list[aws.ec2.LaunchTemplateNetworkInterfaceArgs] | None
-    placement: aws.ec2.LaunchTemplatePlacementArgs | None
+    network_interfaces: list[dict[str, Any]] | None
+    placement: dict[str, Any] | None
 
 
 def pool_subnet_ids(pool: ResolvedPool) -> Any:
@@ -44,60 +46,48 @@ def _tags(pool: ResolvedPool) -> dict[str, str]:
     return {**pool.cluster.tags, POOL_LABEL: pool.pool_name}
 
 
-def efa_security_group(
-    name: str, pool: ResolvedPool, parent: pulumi.Resource
-) -> aws.ec2.SecurityGroup:
+def efa_security_group(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> Ec2SecurityGroup:
     """`<pool>-efa`: all traffic to and from itself, in and out (EFA's requirement)."""
-    import pulumi_aws as aws
-
     assert pool.network is not None
     child = pulumi.ResourceOptions(parent=parent)
-    group = aws.ec2.SecurityGroup(
+    group = Ec2SecurityGroup(
         f"{name}-efa",
-        aws.ec2.SecurityGroupArgs(
-            vpc_id=pool.network.vpc_id,
-            description="EFA: all traffic between the nodes of one pool",
-            tags=_tags(pool),
-        ),
+        {
+            "vpcId": pool.network.vpc_id,
+            "description": "EFA: all traffic between the nodes of one pool",
+            "tags": _tags(pool),
+        },
         opts=child,
     )
-    aws.vpc.SecurityGroupIngressRule(
-        f"{name}-efa-ingress",
-        aws.vpc.SecurityGroupIngressRuleArgs(
-            security_group_id=group.id,
-            referenced_security_group_id=group.id,
-            ip_protocol="-1",
-            description="EFA from the pool's nodes",
-        ),
-        opts=child,
-    )
-    aws.vpc.SecurityGroupEgressRule(
-        f"{name}-efa-egress",
-        aws.vpc.SecurityGroupEgressRuleArgs(
-            security_group_id=group.id,
-            referenced_security_group_id=group.id,
-            ip_protocol="-1",
-            description="EFA to the pool's nodes",
-        ),
-        opts=child,
-    )
+    for rule_class, suffix, description in (
+        (VpcSecurityGroupIngressRule, "ingress", "EFA from the pool's nodes"),
+        (VpcSecurityGroupEgressRule, "egress", "EFA to the pool's nodes"),
+    ):
+        rule_class(
+            f"{name}-efa-{suffix}",
+            {
+                "securityGroupId": group.id,
+                "referencedSecurityGroupId": group.id,
+                "ipProtocol": "-1",
+                "description": description,
+            },
+            opts=child,
+        )
     return group
 
 
 def efa_interfaces(
     count: int, security_groups: pulumi.Input[list[pulumi.Input[str]]]
-) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
+) -> list[dict[str, Any]]:
     """One EFA interface per network card: card 0 the primary (device 0), others device 1."""
-    import pulumi_aws as aws
-
     return [
-        aws.ec2.LaunchTemplateNetworkInterfaceArgs(
-            network_card_index=card,
-            device_index=0 if card == 0 else 1,
-            interface_type="efa",
-            security_groups=security_groups,
-            delete_on_termination="true",
-        )
+        {
+            "networkCardIndex": card,
+            "deviceIndex": 0 if card == 0 else 1,
+            "interfaceType": "efa",
+            "securityGroups": security_groups,
+            "deleteOnTermination": "true",
+        }
         for card in range(count)
     ]
 
@@ -105,8 +95,6 @@ def efa_interfaces(
 def build_network(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> PoolNetworkResources:
     """The security group and placement group of the pool's `network`, and what its launch
     template takes from them."""
-    import pulumi_aws as aws
-
     network = pool.network
     if network is None:
         return PoolNetworkResources(None, None)
@@ -119,12 +107,12 @@ def build_network(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> Poo
         interfaces = efa_interfaces(pool.efa_interfaces, security_groups)
     placement = None
     if network.placement_group == CREATE_CLUSTER_GROUP:
-        created = aws.ec2.PlacementGroup(
+        created = Ec2PlacementGroup(
             f"{name}-placement-group",
-            aws.ec2.PlacementGroupArgs(strategy="cluster", tags=_tags(pool)),
+            {"strategy": "cluster", "tags": _tags(pool)},
             opts=pulumi.ResourceOptions(parent=parent),
         )
-        placement = aws.ec2.LaunchTemplatePlacementArgs(group_name=created.name)
+        placement = {"groupName": created.output("name")}
     elif network.placement_group is not None:
-        placement = aws.ec2.LaunchTemplatePlacementArgs(group_name=network.placement_group)
+        placement = {"groupName": network.placement_group}
     return PoolNetworkResources(interfaces, placement)

@@ -1,9 +1,9 @@
 """Karpenter backend: a resolved pool -> EC2NodeClass and NodePool manifests -> custom resources.
 
 Rendering (`render_manifests`) and checking (`manifest_issues`) are pure functions of the
-resolved pool, usable without pulumi_kubernetes (tests, the validator, `plan`);
-`build_pool` registers the manifests as `pulumi_kubernetes` custom resources and is the
-only place that imports it.
+resolved pool, usable without the engine (tests, the validator, `plan`); `build_pool`
+registers the manifests as `pulumi_kubernetes` registers custom resources
+(provider_resource.KubernetesCustomObject).
 """
 
 from __future__ import annotations

@@ -10,8 +10,10 @@ than a CI plan of a 120-pool fleet spends in our own code. Warm: the typed argum
 converted and about 30 Outputs made per registration, which nothing here reads
 (benchmarks/README.md, issue 19, has the counts).
 
-So the node groups and their autoscaler tags, OKE node pools and add-ons, objects of
-custom resource kinds (Karpenter, Kueue) and the EKS invokes are made here with
+So the node groups and their autoscaler tags, launch templates, security and placement
+groups, node IAM roles, OKE node pools and add-ons, objects of built-in Kubernetes kinds
+(a recipe's Deployment, governance's Namespaces, RBAC and admission policies) and of custom
+resource kinds (Karpenter, Kueue), Helm releases and the EKS invokes are made here with
 the camelCase names and the options the typed class would send. Nothing else about them
 changes: the same type token, inputs, options, dependencies and provider reach the engine,
 field for field; tests/backends/test_provider_resource.py runs every engine-matrix
@@ -110,9 +112,11 @@ class ProviderResource(pulumi.CustomResource):
         props: dict[str, Any] = {key: value for key, value in inputs.items() if value is not None}
         for key in self.READ:
             props.setdefault(key, None)
-        super().__init__(self.type_of(props), name, props, self._options(opts))
+        super().__init__(self.type_of(props), name, props, self._options(opts, props))
 
-    def _options(self, opts: pulumi.ResourceOptions | None) -> pulumi.ResourceOptions:
+    def _options(
+        self, opts: pulumi.ResourceOptions | None, inputs: Mapping[str, Any]
+    ) -> pulumi.ResourceOptions:
         """`opts` with the SDK's version and download URL, as the typed class merges them.
 
         The defaults set nothing but those two, so merging them (`ResourceOptions.merge`,
@@ -161,6 +165,152 @@ class OkeAddon(ProviderResource):
 
     TYPE = "oci:ContainerEngine/addon:Addon"
     PACKAGE = "pulumi_oci"
+
+
+class Ec2LaunchTemplate(ProviderResource):
+    """`aws:ec2/launchTemplate:LaunchTemplate`, as `pulumi_aws.ec2.LaunchTemplate` registers
+    it."""
+
+    TYPE = "aws:ec2/launchTemplate:LaunchTemplate"
+    PACKAGE = "pulumi_aws"
+    # The version a node group references (a new version rolls the nodes).
+    READ = ("latestVersion",)
+
+
+class Ec2SecurityGroup(ProviderResource):
+    """`aws:ec2/securityGroup:SecurityGroup`, as `pulumi_aws.ec2.SecurityGroup` registers it
+    (its `description` default is the SDK's only when none is given: we always give one)."""
+
+    TYPE = "aws:ec2/securityGroup:SecurityGroup"
+    PACKAGE = "pulumi_aws"
+
+
+class Ec2PlacementGroup(ProviderResource):
+    """`aws:ec2/placementGroup:PlacementGroup`, as `pulumi_aws.ec2.PlacementGroup` registers
+    it."""
+
+    TYPE = "aws:ec2/placementGroup:PlacementGroup"
+    PACKAGE = "pulumi_aws"
+    # Auto-named by the provider; a launch template places its instances by this name.
+    READ = ("name",)
+
+
+class VpcSecurityGroupIngressRule(ProviderResource):
+    """`aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule`, as
+    `pulumi_aws.vpc.SecurityGroupIngressRule` registers it."""
+
+    TYPE = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
+    PACKAGE = "pulumi_aws"
+
+
+class VpcSecurityGroupEgressRule(ProviderResource):
+    """`aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule`, as
+    `pulumi_aws.vpc.SecurityGroupEgressRule` registers it."""
+
+    TYPE = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
+    PACKAGE = "pulumi_aws"
+
+
+class IamRole(ProviderResource):
+    """`aws:iam/role:Role`, as `pulumi_aws.iam.Role` registers it."""
+
+    TYPE = "aws:iam/role:Role"
+    PACKAGE = "pulumi_aws"
+    # Named by prefix, so both are known only once AWS made the role.
+    READ = ("arn", "name")
+
+
+class IamRolePolicyAttachment(ProviderResource):
+    """`aws:iam/rolePolicyAttachment:RolePolicyAttachment`, as
+    `pulumi_aws.iam.RolePolicyAttachment` registers it."""
+
+    TYPE = "aws:iam/rolePolicyAttachment:RolePolicyAttachment"
+    PACKAGE = "pulumi_aws"
+
+
+class KubernetesObject(ProviderResource):
+    """An object of a built-in Kubernetes kind, as its typed pulumi_kubernetes class
+    (`pulumi_kubernetes.apps.v1.Deployment`, ...) registers it: type token
+    `kubernetes:<group>/<version>:<kind>` (`core` for the core group's `v1`), the manifest's
+    top-level fields as inputs, and the aliases the class adds for the kind's earlier API
+    versions (so a stack made with those versions adopts the object instead of replacing it).
+
+    Only the kinds in `KINDS` are made this way: for any other built-in kind the aliases
+    would be unknown, so it is refused rather than registered without them."""
+
+    TYPE = "kubernetes:<group>/<version>:<kind>"
+    PACKAGE = "pulumi_kubernetes"
+    READ = ("metadata",)
+    # (apiVersion, kind) -> the earlier versions the typed class aliases, in its order
+    # (pulumi_kubernetes 4.x; the comparison test checks them against the pinned SDK).
+    KINDS: ClassVar[dict[tuple[str, str], tuple[str, ...]]] = {
+        ("v1", "Namespace"): (),
+        ("v1", "PodTemplate"): (),
+        ("v1", "Service"): (),
+        ("apps/v1", "Deployment"): ("apps/v1beta1", "apps/v1beta2", "extensions/v1beta1"),
+        ("policy/v1", "PodDisruptionBudget"): ("policy/v1beta1",),
+        ("rbac.authorization.k8s.io/v1", "Role"): (
+            "rbac.authorization.k8s.io/v1alpha1",
+            "rbac.authorization.k8s.io/v1beta1",
+        ),
+        ("rbac.authorization.k8s.io/v1", "RoleBinding"): (
+            "rbac.authorization.k8s.io/v1alpha1",
+            "rbac.authorization.k8s.io/v1beta1",
+        ),
+        ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"): (
+            "admissionregistration.k8s.io/v1alpha1",
+            "admissionregistration.k8s.io/v1beta1",
+        ),
+        ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"): (
+            "admissionregistration.k8s.io/v1alpha1",
+            "admissionregistration.k8s.io/v1beta1",
+        ),
+    }
+
+    def _options(
+        self, opts: pulumi.ResourceOptions | None, inputs: Mapping[str, Any]
+    ) -> pulumi.ResourceOptions:
+        options = super()._options(opts, inputs)  # a copy
+        kind = inputs["kind"]
+        earlier = self.KINDS[(inputs["apiVersion"], kind)]
+        if earlier:
+            # The typed class merges its aliases after the caller's (ResourceOptions.merge).
+            options.aliases = [
+                *(options.aliases or []),
+                *(pulumi.Alias(type_=self._token(version, kind)) for version in earlier),
+            ]
+        return options
+
+    @staticmethod
+    def _token(api_version: str, kind: str) -> str:
+        group_version = f"core/{api_version}" if "/" not in api_version else api_version
+        return f"kubernetes:{group_version}:{kind}"
+
+    @classmethod
+    def type_of(cls, inputs: Mapping[str, Any]) -> str:
+        api_version, kind = inputs["apiVersion"], inputs["kind"]
+        if (api_version, kind) not in cls.KINDS:
+            raise ValueError(
+                f"no typed pulumi_kubernetes class known for {api_version} {kind}: its "
+                "aliases would be missing"
+            )
+        return cls._token(api_version, kind)
+
+
+class HelmRelease(ProviderResource):
+    """`kubernetes:helm.sh/v3:Release`, as `pulumi_kubernetes.helm.v3.Release` registers it:
+    the class always sends `compat: "true"` beside the given inputs."""
+
+    TYPE = "kubernetes:helm.sh/v3:Release"
+    PACKAGE = "pulumi_kubernetes"
+
+    def __init__(
+        self,
+        name: str,
+        inputs: Mapping[str, Any],
+        opts: pulumi.ResourceOptions | None = None,
+    ):
+        super().__init__(name, {**inputs, "compat": "true"}, opts)
 
 
 class KubernetesCustomObject(ProviderResource):

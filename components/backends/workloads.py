@@ -1,8 +1,8 @@
-"""Kubernetes workloads (pulumi_kubernetes): a recipe's Deployment, Service and
-PodDisruptionBudget.
+"""Kubernetes workloads: a recipe's Deployment, Service and PodDisruptionBudget.
 
-The objects are rendered as plain dicts by `nodepools.workloads.recipe_manifests`; this module only
-registers them, so `import nodepools` never loads pulumi_kubernetes.
+The objects are rendered as plain dicts by `nodepools.workloads.recipe_manifests`; this
+module only registers them, as pulumi_kubernetes's typed classes do (`KubernetesObject`),
+without importing pulumi_kubernetes (its core/v1 module alone costs a cold plan ~250 ms).
 """
 
 from __future__ import annotations
@@ -11,13 +11,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-import pulumi_kubernetes as k8s
+from nodepools.backends.provider_resource import KubernetesObject
 
 
 @dataclass(frozen=True)
 class BuiltRecipe:
-    deployment: Any  # k8s.apps.v1.Deployment
-    service: Any  # k8s.core.v1.Service | None
+    deployment: KubernetesObject
+    service: KubernetesObject | None
+
+
+def _manifest(api_version: str, kind: str, rendered: dict[str, Any]) -> dict[str, Any]:
+    return {"apiVersion": api_version, "kind": kind, **rendered}
 
 
 def build_recipe(
@@ -29,16 +33,11 @@ def build_recipe(
     # Parented to the recipe only: a recipe never depends on a pool, so deleting it never
     # touches one, and its pool may be created later (the pods wait until then).
     child = pulumi.ResourceOptions(parent=parent)
-    built_deployment = k8s.apps.v1.Deployment(
-        f"{name}-deployment",
-        metadata=deployment["metadata"],
-        spec=deployment["spec"],
-        opts=child,
+    built_deployment = KubernetesObject(
+        f"{name}-deployment", _manifest("apps/v1", "Deployment", deployment), opts=child
     )
     built_service = (
-        k8s.core.v1.Service(
-            f"{name}-service", metadata=service["metadata"], spec=service["spec"], opts=child
-        )
+        KubernetesObject(f"{name}-service", _manifest("v1", "Service", service), opts=child)
         if service is not None
         else None
     )
@@ -47,10 +46,9 @@ def build_recipe(
 
 def build_disruption_budget(
     name: str, budget: dict[str, Any], parent: pulumi.Resource
-) -> Any:  # k8s.policy.v1.PodDisruptionBudget
-    return k8s.policy.v1.PodDisruptionBudget(
+) -> KubernetesObject:
+    return KubernetesObject(
         f"{name}-pdb",
-        metadata=budget["metadata"],
-        spec=budget["spec"],
+        _manifest("policy/v1", "PodDisruptionBudget", budget),
         opts=pulumi.ResourceOptions(parent=parent),
     )

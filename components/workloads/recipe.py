@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import pulumi
+from nodepools.backends.workloads import build_disruption_budget, build_recipe
 from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.specs.base import parse_spec
@@ -59,25 +60,19 @@ class Recipe(pulumi.ComponentResource):
         decision = decide(recipe)
         scheduling = recipe_scheduling(recipe, decision)
         super().__init__(self.TYPE, name, {"spec": recipe.summary()}, opts)
-        from nodepools.backends.workloads import (
-            build_recipe,  # loads pulumi_kubernetes on first use
-        )
-
         built = build_recipe(
             name, deployment_manifest(recipe, scheduling), service_manifest(recipe), self
         )
         budget = disruption_budget_manifest(recipe, decision)
         if budget is not None:
-            from nodepools.backends.workloads import build_disruption_budget
-
             build_disruption_budget(name, budget, self)
         self.resolved = recipe
         self.decision = decision
         self.placement = pulumi.Output.from_input(decision.pool_name)
         self.status = pulumi.Output.from_input(decision.status)
-        self.deployment_name = built.deployment.metadata.apply(_name)
+        self.deployment_name = built.deployment.output("metadata").apply(_name)
         self.service_name = (
-            built.service.metadata.apply(_name)
+            built.service.output("metadata").apply(_name)
             if built.service is not None
             else pulumi.Output.from_input(None)
         )
@@ -93,8 +88,7 @@ class Recipe(pulumi.ComponentResource):
         )
 
 
-def _name(metadata: Any) -> str:
-    if isinstance(metadata, dict):
-        return cast("dict[str, str]", metadata)["name"]
-    name: str = metadata.name
+def _name(metadata: dict[str, Any]) -> str:
+    # The object's metadata as the provider returns it (camelCase keys).
+    name: str = metadata["name"]
     return name

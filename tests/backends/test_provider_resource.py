@@ -1,5 +1,6 @@
-"""Node groups, OKE node pools and add-ons, and the EKS invokes reach the engine exactly as
-the provider SDK's typed classes would send them (nodepools.backends.provider_resource).
+"""Node groups, launch templates, security and placement groups, node roles, OKE node pools
+and add-ons, Kubernetes objects, and the EKS invokes reach the engine exactly as the
+provider SDK's typed classes would send them (nodepools.backends.provider_resource).
 
 Every engine-matrix program and example stack runs twice: as shipped, and with each
 `ProviderResource` made by the typed SDK class instead, fed the same inputs with their
@@ -25,11 +26,20 @@ from google.protobuf import json_format
 from nodepools.backends import provider_resource
 from nodepools.backends.asg_tag import AutoscalingGroupTag
 from nodepools.backends.provider_resource import (
+    Ec2LaunchTemplate,
+    Ec2PlacementGroup,
+    Ec2SecurityGroup,
     EksNodeGroup,
+    HelmRelease,
+    IamRole,
+    IamRolePolicyAttachment,
     KubernetesCustomObject,
+    KubernetesObject,
     OkeAddon,
     OkeNodePool,
     ProviderResource,
+    VpcSecurityGroupEgressRule,
+    VpcSecurityGroupIngressRule,
     sdk_invoke,
     sdk_invoke_defaults,
     sdk_resource_defaults,
@@ -48,7 +58,25 @@ SDK_CLASSES: dict[type[ProviderResource], Any] = {
     OkeNodePool: oci.containerengine.NodePool,
     OkeAddon: oci.containerengine.Addon,
     KubernetesCustomObject: k8s.apiextensions.CustomResource,
+    Ec2LaunchTemplate: aws.ec2.LaunchTemplate,
+    Ec2SecurityGroup: aws.ec2.SecurityGroup,
+    Ec2PlacementGroup: aws.ec2.PlacementGroup,
+    VpcSecurityGroupIngressRule: aws.vpc.SecurityGroupIngressRule,
+    VpcSecurityGroupEgressRule: aws.vpc.SecurityGroupEgressRule,
+    IamRole: aws.iam.Role,
+    IamRolePolicyAttachment: aws.iam.RolePolicyAttachment,
+    HelmRelease: k8s.helm.v3.Release,
+    # The class depends on the kind: `_built_in_kind`.
+    KubernetesObject: None,
 }
+
+
+def _built_in_kind(api_version: str, kind: str) -> Any:
+    """The typed pulumi_kubernetes class of a built-in kind: `pulumi_kubernetes.<group>.<version>`
+    (`core` for "v1", a group's first label otherwise: "rbac" for rbac.authorization.k8s.io)."""
+    group, _, version = api_version.rpartition("/")
+    module = importlib.import_module(f"pulumi_kubernetes.{group.split('.')[0] or 'core'}.{version}")
+    return getattr(module, kind)
 
 
 def python_names(value: Any, expected: Any) -> Any:
@@ -102,12 +130,22 @@ def _typed_init(
     Python names, to the SDK's own class; `id` and the outputs read back come from it."""
     sdk_class = SDK_CLASSES[type(self)]
     present = {k: v for k, v in inputs.items() if v is not None}
+    if sdk_class is k8s.helm.v3.Release:
+        # The typed class sets it itself and takes no argument for it.
+        assert present.pop("compat") == "true"
     if sdk_class is k8s.apiextensions.CustomResource:
         # Its arguments are apiVersion, kind, metadata and spec, by keyword.
         fields = {k: v for k, v in present.items() if k not in ("apiVersion", "kind")}
         typed = sdk_class(
             name, api_version=present["apiVersion"], kind=present["kind"], opts=opts, **fields
         )
+    elif sdk_class is None:  # a built-in Kubernetes kind
+        sdk_class = _built_in_kind(present["apiVersion"], present["kind"])
+        args_class = getattr(
+            importlib.import_module(sdk_class.__module__), f"{sdk_class.__name__}InitArgs"
+        )
+        fields = {k: v for k, v in present.items() if k not in ("apiVersion", "kind")}
+        typed = sdk_class(name, opts=opts, **python_names(fields, args_class))
     else:
         module = importlib.import_module(sdk_class.__module__)
         args_class = getattr(module, f"{sdk_class.__name__}Args")
@@ -199,17 +237,33 @@ def test_the_comparison_covers_every_provider_resource_class(requests, monkeypat
         "MachinePool/oke-every-option",
         "OkeClusterAutoscaler",
         "AcceleratorStack/oke",
+        "AcceleratorStack/eks",
         "KarpenterNodePool",
         "KueueQueues",
+        "NodeRole/shared",
+        "Recipe/oke",
+        "Recipe/eks-spot",
+        "PoolQuotas",
+        "PoolPlatforms",
     ):
         _run(program, "offline")
     seen = {r["type"] for r in requests}
-    assert {cls.TYPE for cls in SDK_CLASSES if cls is not KubernetesCustomObject} <= seen
+    by_kind = (KubernetesCustomObject, KubernetesObject)
+    assert {cls.TYPE for cls in SDK_CLASSES if cls not in by_kind} <= seen
     assert {
         "kubernetes:karpenter.sh/v1:NodePool",
         "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue",
     } <= seen
+    # Every built-in kind we make, with the aliases its typed class adds.
+    assert {
+        KubernetesObject.type_of({"apiVersion": a, "kind": k}) for a, k in KubernetesObject.KINDS
+    } <= seen
     assert set(SDK_CLASSES) == set(ProviderResource.__subclasses__())
+
+
+def test_a_built_in_kind_without_known_aliases_is_refused():
+    with pytest.raises(ValueError, match="StatefulSet"):
+        KubernetesObject("db", {"apiVersion": "apps/v1", "kind": "StatefulSet", "spec": {}})
 
 
 def test_a_name_the_sdk_lacks_fails_the_typed_stand_in():
