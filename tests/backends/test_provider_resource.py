@@ -12,6 +12,8 @@ equal, field for field, in a preview and in a plain-mocks run (outputs = inputs)
 from __future__ import annotations
 
 import importlib
+import subprocess
+import sys
 import typing
 from collections.abc import Mapping
 from typing import Any
@@ -375,3 +377,24 @@ def test_the_invokes_are_the_typed_functions_field_for_field(monkeypatch):
         == results["typed"]
         == (["gpu-1", "gpu-2"], {"nodepools.dev/pool": "gpu"}, 3)
     )
+
+
+PLANS_LOADING_NOTHING = """
+import sys
+from pathlib import Path
+import yaml
+from nodepools.offline import run
+stacks = Path({stacks!r})
+for stack in {names!r}:
+    document = yaml.safe_load((stacks / f"Pulumi.{{stack}}.yaml").read_text()) or {{}}
+    run(stacks / "__main__.py", stack=stack, config=document.get("config") or {{}})
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("pulumi_aws", "pulumi_oci", "pulumi_kubernetes")))
+"""
+
+
+def test_a_plan_of_every_example_stack_loads_no_provider_sdk():
+    """What the registrations above are for: a cold plan never pays the SDKs' imports
+    (`pulumi_kubernetes.core.v1` alone is ~250 ms)."""
+    code = PLANS_LOADING_NOTHING.format(stacks=str(STACKS), names=example_stacks())
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
