@@ -8,9 +8,12 @@ each recipe went.
 import pulumi
 from nodepools.fleet.deploy import deploy_fleet, read_stack_config
 from nodepools.pools.pool_component import PoolComponent
-from nodepools.workloads.recipe import Recipe
 
-built = deploy_fleet(read_stack_config())
+config = read_stack_config()
+built = deploy_fleet(config)
+# Recipes by the names their config entries give (importing the Recipe class for an
+# isinstance check would load the recipe modules into stacks that have none).
+recipe_names = {entry["name"] for entry in config.get("recipes") or []}
 
 pulumi.export(
     "pools",
@@ -30,6 +33,6 @@ pulumi.export(
     {
         name: {"placement": component.placement, "status": component.status}
         for name, component in built.items()
-        if isinstance(component, Recipe)
+        if name in recipe_names
     },
 )

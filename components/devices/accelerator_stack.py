@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from nodepools.documentation import documented
@@ -30,7 +30,9 @@ from nodepools.specs.device_placement import (
     efa_placement,
 )
 from nodepools.specs.governed_pool import describe_pool
-from nodepools.specs.shared import SharedPoolDescription
+
+if TYPE_CHECKING:  # only SharedNodePool's stacks load its specs
+    from nodepools.specs.shared import SharedPoolDescription
 
 
 @documented(AcceleratorStackArgs)

@@ -14,7 +14,8 @@ from nodepools.pools.pool_component import PoolComponent
 from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.base import Issue, SpecError, join_path, parse_spec
-from nodepools.specs.karpenter_args import NODEPOOL_LABEL, KarpenterNodePoolArgs
+from nodepools.specs.karpenter_args import KarpenterNodePoolArgs
+from nodepools.specs.karpenter_labels import NODEPOOL_LABEL
 from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool, resolve_karpenter_pool
 
 

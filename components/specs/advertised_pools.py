@@ -5,9 +5,10 @@ it, than its hardware has (`AcceleratorStack.advertised`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nodepools.specs.shared import SharedPoolDescription
+if TYPE_CHECKING:  # only SharedNodePool's stacks load its specs
+    from nodepools.specs.shared import SharedPoolDescription
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,9 @@ from nodepools.specs.accelerator_stack import (
     ServedPool,
     node_labels,
 )
+from nodepools.specs.labels import INSTANCE_TYPE_LABEL
 from nodepools.specs.node_matching import selects, untolerated
 
-INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
 # The GPU Operator runs its operands (driver, toolkit, device plugin, DCGM, mig-manager) on
 # nodes it labels `nvidia.com/gpu.present=true`: those where NFD found an NVIDIA PCI device.
 OPERAND_LABEL = "nvidia.com/gpu.present"

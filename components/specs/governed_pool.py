@@ -8,16 +8,23 @@ spec is read: a `ResolvedPool` of the managed node-group pools or a Karpenter po
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+import sys
+from typing import TYPE_CHECKING, Annotated, Any
 
 from nodepools.specs.accelerators import NVIDIA_GPU
 from nodepools.specs.base import SpecModel
-from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
 from nodepools.specs.kube import Amount, ObjectName
 from nodepools.specs.labels import POOL_LABEL, LabelKey, Labels
 from nodepools.specs.pools import ResolvedPool
 from nodepools.specs.taints import Taint, Taints
 from pydantic import BeforeValidator, Field
+
+if TYPE_CHECKING:
+    from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
+
+# Where ResolvedKarpenterPool lives. Not imported here: a stack without Karpenter pools
+# would load the Karpenter specs (and build their models) only to find none.
+_KARPENTER_RESOLVE = "nodepools.specs.karpenter_resolve"
 
 DEFAULT_POOL = "default"
 
@@ -111,7 +118,9 @@ def describe_pool(value: Any, name: str | None = None) -> dict[str, Any] | None:
     resolved = getattr(value, "resolved", value)
     if isinstance(resolved, ResolvedPool):
         return describe_resolved(resolved, name)
-    if isinstance(resolved, ResolvedKarpenterPool):
+    # A ResolvedKarpenterPool exists only once its module is loaded.
+    karpenter = sys.modules.get(_KARPENTER_RESOLVE)
+    if karpenter is not None and isinstance(resolved, karpenter.ResolvedKarpenterPool):
         return describe_karpenter(resolved, name)
     return None
 

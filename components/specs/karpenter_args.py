@@ -18,6 +18,19 @@ from nodepools.specs.accelerators import (
 )
 from nodepools.specs.base import Issue, NestedIssues, PathError, SpecModel
 from nodepools.specs.instance_checks import ec2_instance_types
+from nodepools.specs.karpenter_labels import (
+    ARCH_LABEL,
+    CAPACITY_TYPE_LABEL,
+    GPU_COUNT_LABEL,
+    GPU_MANUFACTURER_LABEL,
+    GPU_NAME_LABEL,
+    INSTANCE_CATEGORY_LABEL,
+    INSTANCE_FAMILY_LABEL,
+    INSTANCE_TYPE_LABEL,
+    NEURON_COUNT_LABEL,
+    NEURON_NAME_LABEL,
+    NODEPOOL_LABEL,
+)
 from nodepools.specs.karpenter_node_class import Annotations, NodeClassArgs
 from nodepools.specs.karpenter_requirements import (
     MAX_REQUIREMENTS,
@@ -43,21 +56,6 @@ from pydantic import (
     ValidationInfo,
     field_validator,
 )
-
-# Well-known node labels Karpenter understands in requirements (karpenter.sh/docs
-# "Scheduling: Well-Known Labels"); every one passes the CRD's restricted-key rules.
-NODEPOOL_LABEL = "karpenter.sh/nodepool"
-CAPACITY_TYPE_LABEL = "karpenter.sh/capacity-type"
-ARCH_LABEL = "kubernetes.io/arch"
-INSTANCE_TYPE_LABEL = "node.kubernetes.io/instance-type"
-INSTANCE_FAMILY_LABEL = "karpenter.k8s.aws/instance-family"
-INSTANCE_CATEGORY_LABEL = "karpenter.k8s.aws/instance-category"
-GPU_COUNT_LABEL = "karpenter.k8s.aws/instance-gpu-count"
-GPU_MANUFACTURER_LABEL = "karpenter.k8s.aws/instance-gpu-manufacturer"
-GPU_NAME_LABEL = "karpenter.k8s.aws/instance-gpu-name"
-# Karpenter publishes Neuron devices (Inferentia, Trainium) as "accelerators".
-NEURON_COUNT_LABEL = "karpenter.k8s.aws/instance-accelerator-count"
-NEURON_NAME_LABEL = "karpenter.k8s.aws/instance-accelerator-name"
 
 # GPU nodes take minutes to come back (boot, driver, multi-GB image pulls), so an empty
 # one is kept about as long as a replacement would take to be ready: the gap between two

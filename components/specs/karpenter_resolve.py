@@ -20,10 +20,16 @@ from nodepools.specs.karpenter_accelerators import AcceleratorProfile, accelerat
 from nodepools.specs.karpenter_args import (
     ACCELERATOR_CONSOLIDATE_AFTER,
     ACCELERATOR_CONSOLIDATION_POLICY,
-    ARCH_LABEL,
-    CAPACITY_TYPE_LABEL,
     DEFAULT_CONSOLIDATE_AFTER,
     DEFAULT_CONSOLIDATION_POLICY,
+    WHOLE_UNIT_LIMITS,
+    Budget,
+    Disruption,
+    KarpenterNodePoolArgs,
+)
+from nodepools.specs.karpenter_labels import (
+    ARCH_LABEL,
+    CAPACITY_TYPE_LABEL,
     GPU_COUNT_LABEL,
     GPU_MANUFACTURER_LABEL,
     GPU_NAME_LABEL,
@@ -32,10 +38,6 @@ from nodepools.specs.karpenter_args import (
     INSTANCE_TYPE_LABEL,
     NEURON_COUNT_LABEL,
     NEURON_NAME_LABEL,
-    WHOLE_UNIT_LIMITS,
-    Budget,
-    Disruption,
-    KarpenterNodePoolArgs,
 )
 from nodepools.specs.karpenter_node_class import NodeClassArgs
 from nodepools.specs.karpenter_requirements import requirement_manifest

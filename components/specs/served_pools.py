@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from nodepools.specs.instance_types import catalog_accelerators
-from nodepools.specs.karpenter_args import (
+from nodepools.specs.karpenter_labels import (
     INSTANCE_FAMILY_LABEL,
     INSTANCE_TYPE_LABEL,
     NODEPOOL_LABEL,
