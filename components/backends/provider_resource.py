@@ -178,8 +178,9 @@ class Ec2LaunchTemplate(ProviderResource):
 
 
 class Ec2SecurityGroup(ProviderResource):
-    """`aws:ec2/securityGroup:SecurityGroup`, as `pulumi_aws.ec2.SecurityGroup` registers it
-    (its `description` default is the SDK's only when none is given: we always give one)."""
+    """`aws:ec2/securityGroup:SecurityGroup`, as `pulumi_aws.ec2.SecurityGroup` registers it.
+    (The typed class fills in `description` "Managed by Pulumi" when none is given; the
+    group made here always has one.)"""
 
     TYPE = "aws:ec2/securityGroup:SecurityGroup"
     PACKAGE = "pulumi_aws"
