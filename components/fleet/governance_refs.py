@@ -22,19 +22,26 @@ from nodepools.governance.platform_objects import render_platforms
 from nodepools.specs.advertised_pools import advertise_governed
 from nodepools.specs.base import Issue, SpecError, SpecModel, parse_spec
 from nodepools.specs.governed_pool import describe_karpenter, describe_resolved
-from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
 from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
 from nodepools.specs.platforms import PoolPlatformsArgs
 from nodepools.specs.pools import resolve_gpu_spot_pool, resolve_pool
 from nodepools.specs.quotas import PoolQuotasArgs
-from nodepools.specs.shared import resolve_shared_pool
 
 
 def _karpenter(args: Any, name: str) -> tuple[dict[str, Any], Any]:
     # The fleet checked the entry already, so resolving it again raises nothing. A Karpenter
     # pool lives in the cluster of the Kubernetes provider, not in one the fleet declares:
-    # its cluster is unknown (None), which matches any other pool's.
+    # its cluster is unknown (None), which matches any other pool's. Imported here, as in
+    # `_resolve_shared`: loaded already by a stack with such a pool, never by one without.
+    from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
+
     return describe_karpenter(resolve_karpenter_pool(args, name), name), None
+
+
+def _resolve_shared(args: Any, name: str) -> Any:
+    from nodepools.specs.shared import resolve_shared_pool
+
+    return resolve_shared_pool(args, name)
 
 
 def _managed(
@@ -52,7 +59,7 @@ def _managed(
 RESOLVERS: dict[str, Callable[[Any, str], tuple[dict[str, Any], Any]]] = {
     "MachinePool": _managed(resolve_pool),
     "GpuSpotPool": _managed(resolve_gpu_spot_pool),
-    "SharedNodePool": _managed(resolve_shared_pool),
+    "SharedNodePool": _managed(_resolve_shared),
     "KarpenterNodePool": _karpenter,
 }
 
