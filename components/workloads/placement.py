@@ -37,11 +37,13 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from nodepools.specs.base import Issue, SpecError
-from nodepools.specs.recipe_args import ResolvedRecipe, Status
-from nodepools.specs.shared import SharedPoolDescription
+
+if TYPE_CHECKING:  # annotations only: the plan's report places recipes without their specs
+    from nodepools.specs.recipe_args import ResolvedRecipe, Status
+    from nodepools.specs.shared import SharedPoolDescription
 
 Pin = str | Literal[False] | None
 
