@@ -1,4 +1,5 @@
-"""Module attributes imported on first use (PEP 562), for the packages' public re-exports."""
+"""Imports on first use: module attributes (PEP 562) for the packages' public re-exports,
+and functions for callers that need them only for some inputs (`deferred`)."""
 
 from __future__ import annotations
 
@@ -25,3 +26,15 @@ def lazy_exports(
         return sorted({*namespace, *public})
 
     return __getattr__, __dir__
+
+
+def deferred(module: str, name: str) -> Callable[..., Any]:
+    """The function `name` of `module`, imported when first called. For code that needs it
+    only for some inputs: importing a spec module builds its models, which a stack without
+    such entries (recipes, governance, Karpenter pools) should not pay for."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = name
+    return call

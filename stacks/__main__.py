@@ -7,13 +7,18 @@ each recipe went.
 
 import pulumi
 from nodepools.fleet.deploy import deploy_fleet, read_stack_config
-from nodepools.pools.pool_component import PoolComponent
 
 config = read_stack_config()
 built = deploy_fleet(config)
-# Recipes by the names their config entries give (importing the Recipe class for an
-# isinstance check would load the recipe modules into stacks that have none).
-recipe_names = {entry["name"] for entry in config.get("recipes") or []}
+
+
+def names_in(section: str) -> set[str]:
+    """The components of a config section, by the names its entries give (importing their
+    classes for an isinstance check would load their specs into stacks that have none)."""
+    return {entry["name"] for entry in config.get(section) or []}
+
+
+pools, recipes = names_in("pools"), names_in("recipes")
 
 pulumi.export(
     "pools",
@@ -24,7 +29,7 @@ pulumi.export(
             "scheduling_info": component.scheduling_info,
         }
         for name, component in built.items()
-        if isinstance(component, PoolComponent)
+        if name in pools
     },
 )
 
@@ -33,6 +38,6 @@ pulumi.export(
     {
         name: {"placement": component.placement, "status": component.status}
         for name, component in built.items()
-        if name in recipe_names
+        if name in recipes
     },
 )

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
+from nodepools._lazy import deferred
 from nodepools.fleet.context import FleetContext, FleetEntry
 from nodepools.fleet.devices import label_served_pools, prepare_devices
 from nodepools.fleet.oke_autoscalers import build_oke_autoscalers
@@ -51,18 +52,6 @@ class FleetKind:
     def load(self) -> tuple[type[Any], type[BaseModel]]:
         module = importlib.import_module(self.module)
         return getattr(module, self.class_name), getattr(module, self.args_name)
-
-
-def deferred(module: str, name: str) -> Callable[..., Any]:
-    """`module.name`, imported when first called: the preparers of recipes and governance
-    import their specs (some 50 models built at import, ~35 ms of a cold plan), which a
-    stack without such entries never needs."""
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-
-    call.__qualname__ = call.__name__ = name
-    return call
 
 
 def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from nodepools._lazy import deferred
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.platform_objects import render_platforms
 from nodepools.specs.advertised_pools import advertise_governed
@@ -24,24 +25,19 @@ from nodepools.specs.base import Issue, SpecError, SpecModel, parse_spec
 from nodepools.specs.governed_pool import describe_karpenter, describe_resolved
 from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
 from nodepools.specs.platforms import PoolPlatformsArgs
-from nodepools.specs.pools import resolve_gpu_spot_pool, resolve_pool
 from nodepools.specs.quotas import PoolQuotasArgs
+
+# Each kind's resolve function is imported when a pool of that kind is resolved: a stack
+# with such a pool has loaded it already, one governing only pools described by hand never
+# builds those specs.
+_resolve_karpenter = deferred("nodepools.specs.karpenter_resolve", "resolve_karpenter_pool")
 
 
 def _karpenter(args: Any, name: str) -> tuple[dict[str, Any], Any]:
     # The fleet checked the entry already, so resolving it again raises nothing. A Karpenter
     # pool lives in the cluster of the Kubernetes provider, not in one the fleet declares:
-    # its cluster is unknown (None), which matches any other pool's. Imported here, as in
-    # `_resolve_shared`: loaded already by a stack with such a pool, never by one without.
-    from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
-
-    return describe_karpenter(resolve_karpenter_pool(args, name), name), None
-
-
-def _resolve_shared(args: Any, name: str) -> Any:
-    from nodepools.specs.shared import resolve_shared_pool
-
-    return resolve_shared_pool(args, name)
+    # its cluster is unknown (None), which matches any other pool's.
+    return describe_karpenter(_resolve_karpenter(args, name), name), None
 
 
 def _managed(
@@ -57,9 +53,9 @@ def _managed(
 # Pool kinds whose built pool can be described from their args alone:
 # kind -> (args, name) -> (description, cluster or None when unknown).
 RESOLVERS: dict[str, Callable[[Any, str], tuple[dict[str, Any], Any]]] = {
-    "MachinePool": _managed(resolve_pool),
-    "GpuSpotPool": _managed(resolve_gpu_spot_pool),
-    "SharedNodePool": _managed(_resolve_shared),
+    "MachinePool": _managed(deferred("nodepools.specs.pools", "resolve_pool")),
+    "GpuSpotPool": _managed(deferred("nodepools.specs.pools", "resolve_gpu_spot_pool")),
+    "SharedNodePool": _managed(deferred("nodepools.specs.shared", "resolve_shared_pool")),
     "KarpenterNodePool": _karpenter,
 }
 

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 from nodepools.specs.accelerators import Accelerator
 from nodepools.specs.base import Issue, NestedIssues, SpecModel, wired
 from nodepools.specs.labels import POOL_LABEL, Labels
-from nodepools.specs.pools import PoolName
+from nodepools.specs.pool_names import PoolName
 from nodepools.specs.taints import Taint
 from pydantic import Field, model_validator
 

@@ -15,15 +15,17 @@ from nodepools.specs.accelerators import NVIDIA_GPU
 from nodepools.specs.base import SpecModel
 from nodepools.specs.kube import Amount, ObjectName
 from nodepools.specs.labels import POOL_LABEL, LabelKey, Labels
-from nodepools.specs.pools import ResolvedPool
 from nodepools.specs.taints import Taint, Taints
 from pydantic import BeforeValidator, Field
 
 if TYPE_CHECKING:
     from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
+    from nodepools.specs.pools import ResolvedPool
 
-# Where ResolvedKarpenterPool lives. Not imported here: a stack without Karpenter pools
-# would load the Karpenter specs (and build their models) only to find none.
+# Where the resolved pools live. Not imported here: a stack without such pools (governance
+# of pools described by hand, or no Karpenter pool) would build their specs' models only
+# to find none. An instance of either exists only once its module is loaded.
+_POOLS = "nodepools.specs.pools"
 _KARPENTER_RESOLVE = "nodepools.specs.karpenter_resolve"
 
 DEFAULT_POOL = "default"
@@ -116,9 +118,9 @@ def describe_pool(value: Any, name: str | None = None) -> dict[str, Any] | None:
     """The description of a pool component or a resolved pool spec, or None for anything
     else. Components are duck-typed (by `.resolved`): this package never imports pulumi."""
     resolved = getattr(value, "resolved", value)
-    if isinstance(resolved, ResolvedPool):
+    pools = sys.modules.get(_POOLS)
+    if pools is not None and isinstance(resolved, pools.ResolvedPool):
         return describe_resolved(resolved, name)
-    # A ResolvedKarpenterPool exists only once its module is loaded.
     karpenter = sys.modules.get(_KARPENTER_RESOLVE)
     if karpenter is not None and isinstance(resolved, karpenter.ResolvedKarpenterPool):
         return describe_karpenter(resolved, name)

@@ -46,7 +46,7 @@ from nodepools.specs.labels import (
     label_value_problem,
     restricted_domain,
 )
-from nodepools.specs.pools import PoolName
+from nodepools.specs.pool_names import PoolName
 from nodepools.specs.scaling import Spot
 from nodepools.specs.taints import Taint, Taints
 from pydantic import (

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from nodepools.specs.base import SpecModel, wired
 from nodepools.specs.clusters import OkeAutoscalerAddon
-from nodepools.specs.pools import PoolName
+from nodepools.specs.pool_names import PoolName
 from nodepools.specs.scaling import check_bounds
 from pydantic import Field, ValidationInfo, field_validator
 

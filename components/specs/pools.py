@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from typing import Annotated, Any, cast
+from typing import Any, cast
 
 from nodepools.specs.accelerators import (
     Accelerator,
@@ -28,6 +27,7 @@ from nodepools.specs.instance_types import architecture, instance_type
 from nodepools.specs.labels import POOL_LABEL, Labels, kubelet_label_problem
 from nodepools.specs.network import EFA_RESOURCE, PoolNetwork, efa_interfaces
 from nodepools.specs.node_settings import BootVolume, MetadataOptions, NodeConfig, UpdatePolicy
+from nodepools.specs.pool_names import PoolName, pool_name_problem
 from nodepools.specs.pool_settings import (
     AmiIdSetting,
     AutoRepairSetting,
@@ -47,7 +47,6 @@ from nodepools.specs.pool_settings import (
 from nodepools.specs.scaling import Scaling, Spot
 from nodepools.specs.taints import Taint, Taints, merge_taints
 from pydantic import (
-    AfterValidator,
     ConfigDict,
     Field,
     ValidationError,
@@ -56,11 +55,6 @@ from pydantic import (
     model_validator,
 )
 from pydantic_core import InitErrorDetails
-
-# Valid for every backend at once: EKS node group names, OKE pool names, OCM machine
-# pool ids (which must start with a letter) and Kubernetes label values.
-POOL_NAME_PATTERN = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
-POOL_NAME_MAX = 63
 
 SPOT_TAINT = Taint(key="spot", value="true", effect="PreferNoSchedule")
 GPU_POOL_LABELS = {"node-type": "gpu"}
@@ -86,19 +80,6 @@ def check_spot(spot: Spot | None, cluster: Any, shape: str | None) -> None:
         )
 
 
-def pool_name_problem(name: object) -> str | None:
-    if (
-        not isinstance(name, str)
-        or not POOL_NAME_PATTERN.fullmatch(name)
-        or len(name) > POOL_NAME_MAX
-    ):
-        return (
-            f"{name!r} is not a valid pool name: 1 to {POOL_NAME_MAX} lowercase letters, "
-            "digits and '-', starting with a letter and ending with a letter or digit"
-        )
-    return None
-
-
 def count_multiple_problem(count: int, cluster: object, *, single_zone: bool = False) -> str | None:
     """Why `count` nodes can't be asked of `cluster`: more than the cloud allows, or not a
     multiple it needs (multi-AZ ROSA wants multiples of 3, unless the pool is pinned to one
@@ -120,16 +101,6 @@ def _too_many(count: int, caps: ClusterCapabilities) -> str:
 def _not_a_multiple(count: int, caps: ClusterCapabilities) -> str:
     why = f": {caps.replicas_multiple_why}" if caps.replicas_multiple_why else ""
     return f"{count} must be a multiple of {caps.replicas_multiple} for {caps.title}{why}"
-
-
-def _check_pool_name(name: str) -> str:
-    if problem := pool_name_problem(name):
-        raise ValueError(problem)
-    return name
-
-
-# A pool name given explicitly; when unset, the component name is checked at resolve time.
-PoolName = Annotated[str, AfterValidator(_check_pool_name)]
 
 
 def effective_pool_name(pool_name: str | None, component_name: str) -> tuple[str, Issue | None]:

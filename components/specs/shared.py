@@ -26,6 +26,7 @@ from nodepools.specs.labels import (
     LabelValue,
     kubelet_label_problem,
 )
+from nodepools.specs.pool_names import PoolName
 from nodepools.specs.pool_settings import (
     AmiIdSetting,
     AutoRepairSetting,
@@ -44,7 +45,6 @@ from nodepools.specs.pool_settings import (
 )
 from nodepools.specs.pools import (
     SPOT_TAINT,
-    PoolName,
     ResolvedPool,
     accelerator_taint,
     check_spot,

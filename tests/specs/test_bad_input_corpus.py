@@ -14,7 +14,7 @@ from nodepools.pools.machine_pool import MachinePool
 from nodepools.pools.shared_node_pool import SharedNodePool
 from nodepools.specs import SpecError
 from nodepools.specs.labels import label_key_problem, label_value_problem
-from nodepools.specs.pools import pool_name_problem
+from nodepools.specs.pool_names import pool_name_problem
 
 from tests.conftest import EKS, OKE
 
