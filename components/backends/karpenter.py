@@ -235,7 +235,7 @@ def build_pool(
     """Register the node class (if any) and the NodePool as children of `parent`, as
     `pulumi_kubernetes.apiextensions.CustomResource` would (provider_resource)."""
     import pulumi
-    from nodepools.backends.provider_resource import KubernetesCustomObject
+    from nodepools.backends.provider_resource import KubernetesCustomObject, object_name
 
     manifests = manifests if manifests is not None else render_manifests(pool)
     node_class = (
@@ -255,18 +255,13 @@ def build_pool(
         ),
     )
     node_class_name = (
-        node_class.output("metadata").apply(_name_of)
+        object_name(node_class)
         if node_class is not None
         else pulumi.Output.from_input(pool.node_class_name)
     )
     return BuiltKarpenterPool(
-        pool_id=node_pool.output("metadata").apply(_name_of),
+        pool_id=object_name(node_pool),
         resource=node_pool,
         node_class=node_class,
         node_class_name=node_class_name,
     )
-
-
-def _name_of(metadata: Any) -> str:
-    """`metadata.name` of a registered object (the SDK types CustomResource metadata as Any)."""
-    return metadata["name"]

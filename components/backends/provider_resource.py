@@ -40,16 +40,10 @@ import pulumi
 _SEMVER_RELEASE = re.compile(r"\d+\.\d+\.\d+")
 
 
-def sdk_resource_defaults(package: str) -> pulumi.ResourceOptions:
-    """The options every typed resource of `package` (e.g. "pulumi_aws") merges in first:
-    the installed SDK's provider version and plugin download URL, so the engine loads the
-    same provider plugin for these resources as for the SDK's."""
-    version, download_url = _plugin(package)
-    return pulumi.ResourceOptions(version=version, plugin_download_url=download_url)
-
-
 def sdk_invoke_defaults(package: str) -> pulumi.InvokeOptions:
-    """The same for the package's invokes (data sources)."""
+    """The options every typed invoke (data source) of `package` (e.g. "pulumi_aws") sends:
+    the installed SDK's provider version and plugin download URL, so the engine calls the
+    same provider plugin as the SDK's functions would."""
     version, download_url = _plugin(package)
     return pulumi.InvokeOptions(version=version, plugin_download_url=download_url)
 
@@ -83,6 +77,19 @@ def present(**fields: Any) -> dict[str, Any]:
     """A nested block with its unset (None) fields left out, as a typed `*Args` sends it
     (a None inside a plain dict would reach the provider as an explicit null)."""
     return {key: value for key, value in fields.items() if value is not None}
+
+
+def kubernetes_type(api_version: str, kind: str) -> str:
+    """pulumi_kubernetes's type token of a kind: `kubernetes:<group>/<version>:<kind>`, the
+    core group's `v1` written `core/v1`."""
+    group_version = api_version if "/" in api_version else f"core/{api_version}"
+    return f"kubernetes:{group_version}:{kind}"
+
+
+def object_name(resource: ProviderResource) -> pulumi.Output[str]:
+    """`metadata.name` of a Kubernetes object (`KubernetesObject`, `KubernetesCustomObject`),
+    from its metadata as the provider returns it (a dict, camelCase keys)."""
+    return resource.output("metadata").apply(lambda metadata: cast("str", metadata["name"]))
 
 
 class ProviderResource(pulumi.CustomResource):
@@ -278,14 +285,9 @@ class KubernetesObject(ProviderResource):
             # The typed class merges its aliases after the caller's (ResourceOptions.merge).
             options.aliases = [
                 *(options.aliases or []),
-                *(pulumi.Alias(type_=self._token(version, kind)) for version in earlier),
+                *(pulumi.Alias(type_=kubernetes_type(version, kind)) for version in earlier),
             ]
         return options
-
-    @staticmethod
-    def _token(api_version: str, kind: str) -> str:
-        group_version = f"core/{api_version}" if "/" not in api_version else api_version
-        return f"kubernetes:{group_version}:{kind}"
 
     @classmethod
     def type_of(cls, inputs: Mapping[str, Any]) -> str:
@@ -295,7 +297,7 @@ class KubernetesObject(ProviderResource):
                 f"no typed pulumi_kubernetes class known for {api_version} {kind}: its "
                 "aliases would be missing"
             )
-        return cls._token(api_version, kind)
+        return kubernetes_type(api_version, kind)
 
 
 class HelmRelease(ProviderResource):
@@ -326,7 +328,7 @@ class KubernetesCustomObject(ProviderResource):
 
     @classmethod
     def type_of(cls, inputs: Mapping[str, Any]) -> str:
-        return f"kubernetes:{inputs['apiVersion']}:{inputs['kind']}"
+        return kubernetes_type(inputs["apiVersion"], inputs["kind"])
 
 
 def sdk_invoke(package: str, token: str, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from nodepools.backends.provider_resource import object_name
 from nodepools.backends.workloads import build_disruption_budget, build_recipe
 from nodepools.documentation import documented
 from nodepools.outputs import known_output
@@ -70,9 +71,9 @@ class Recipe(pulumi.ComponentResource):
         self.decision = decision
         self.placement = pulumi.Output.from_input(decision.pool_name)
         self.status = pulumi.Output.from_input(decision.status)
-        self.deployment_name = built.deployment.output("metadata").apply(_name)
+        self.deployment_name = object_name(built.deployment)
         self.service_name = (
-            built.service.output("metadata").apply(_name)
+            object_name(built.service)
             if built.service is not None
             else pulumi.Output.from_input(None)
         )
@@ -86,9 +87,3 @@ class Recipe(pulumi.ComponentResource):
                 "scheduling_info": self.scheduling_info,
             }
         )
-
-
-def _name(metadata: dict[str, Any]) -> str:
-    # The object's metadata as the provider returns it (camelCase keys).
-    name: str = metadata["name"]
-    return name

@@ -44,7 +44,6 @@ from nodepools.backends.provider_resource import (
     VpcSecurityGroupIngressRule,
     sdk_invoke,
     sdk_invoke_defaults,
-    sdk_resource_defaults,
 )
 from nodepools.offline import run
 from nodepools.offline.engine import CapturingMonitor
@@ -307,8 +306,9 @@ def test_nested_blocks_leave_out_what_is_unset(requests):
 def test_the_defaults_are_the_sdks():
     for package in ("pulumi_aws", "pulumi_oci"):
         utilities = importlib.import_module(f"{package}._utilities")
-        ours, theirs = sdk_resource_defaults(package), utilities.get_resource_opts_defaults()
-        assert (ours.version, ours.plugin_download_url) == (
+        theirs = utilities.get_resource_opts_defaults()
+        # What ProviderResource._options fills in.
+        assert provider_resource._plugin(package) == (
             theirs.version,
             theirs.plugin_download_url,
         )
