@@ -130,39 +130,44 @@ def measure_first_use() -> dict[str, Any]:
     }
 
 
-# One example stack planned in a fresh process, as `make plan` runs its program (the
-# offline engine); what it loaded from the provider SDKs is printed for the report.
-STACK_PLAN = """\
+# Example stacks planned in a fresh process (run from the repository root), as `make plan`
+# runs their program (the offline engine); then the provider SDK packages it loaded.
+STACK_IMPORTS = """\
 import sys
 from pathlib import Path
 import yaml
 from nodepools.offline import run
-{plan}
 """
-PLAN_STACK = """\
-stack = {stack!r}
-stacks = Path("stacks")
-config = (yaml.safe_load((stacks / f"Pulumi.{{stack}}.yaml").read_text()) or {{}}).get("config") or {{}}
-run(stacks / "__main__.py", stack=stack, config=config)
-sdks = sorted({{m.split(".")[0] for m in sys.modules if m.split(".")[0] in {sdks!r}}})
-print("SDKS", " ".join(sdks))
+PLAN_STACKS = """\
+for stack in {stacks!r}:
+    document = yaml.safe_load(Path(f"stacks/Pulumi.{{stack}}.yaml").read_text()) or {{}}
+    run(Path("stacks/__main__.py"), stack=stack, config=document.get("config") or {{}})
+print("SDKS", *sorted({{m.split(".")[0] for m in sys.modules}} & set({sdks!r})))
 """
 PROVIDER_SDKS = ("pulumi_aws", "pulumi_oci", "pulumi_kubernetes")
+
+
+def plan_stacks_code(stacks: list[str]) -> str:
+    """A `python -c` program that plans `stacks` and prints the provider SDKs it loaded."""
+    return STACK_IMPORTS + PLAN_STACKS.format(stacks=stacks, sdks=PROVIDER_SDKS)
+
+
+def sdks_loaded(stdout: str) -> list[str]:
+    """The provider SDK packages a `plan_stacks_code` run printed."""
+    return next(line.split()[1:] for line in stdout.splitlines() if line.startswith("SDKS"))
 
 
 def measure_stacks() -> dict[str, Any]:
     """Instructions of a cold plan of every example stack (the program run, imports of the
     engine and yaml excluded) and the provider SDK packages it loaded."""
+    from nodepools.planning.project import stack_names
+
     _require_valgrind()
-    stacks = sorted(
-        p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
-    )
-    imports = STACK_PLAN.format(plan="")
-    subprocess.run([sys.executable, "-c", imports], cwd=ROOT, env=child_env(), check=True)
-    before = count_statement(imports)
+    subprocess.run([sys.executable, "-c", STACK_IMPORTS], cwd=ROOT, env=child_env(), check=True)
+    before = count_statement(STACK_IMPORTS)
     result: dict[str, Any] = {}
-    for stack in stacks:
-        code = STACK_PLAN.format(plan=PLAN_STACK.format(stack=stack, sdks=PROVIDER_SDKS))
+    for stack in stack_names(ROOT / "stacks"):
+        code = plan_stacks_code([stack])
         loaded = subprocess.run(
             [sys.executable, "-c", code],
             cwd=ROOT,
@@ -171,8 +176,10 @@ def measure_stacks() -> dict[str, Any]:
             capture_output=True,
             text=True,
         ).stdout
-        sdks = next(line.split()[1:] for line in loaded.splitlines() if line.startswith("SDKS"))
-        result[stack] = {"instructions": count_statement(code) - before, "sdks": sdks}
+        result[stack] = {
+            "instructions": count_statement(code) - before,
+            "sdks": sdks_loaded(loaded),
+        }
     return result
 
 

@@ -12,11 +12,10 @@ import pytest
 import yaml
 from nodepools.planning import plan_stack
 from nodepools.planning.cli import main
+from nodepools.planning.project import stack_names
 
 ROOT = Path(__file__).resolve().parent.parent
-STACKS = sorted(
-    p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
-)
+STACKS = stack_names(ROOT / "stacks")
 
 
 @pytest.mark.parametrize("stack", STACKS)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from nodepools.planning.project import stack_names
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml"))
@@ -47,9 +48,7 @@ def _steps(workflow: dict, job: str) -> list[dict]:
 
 
 def test_the_workflows_cover_every_stack_file():
-    files = sorted(
-        p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
-    )
+    files = stack_names(ROOT / "stacks")
     assert sorted(STACKS) == files
 
 

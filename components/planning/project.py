@@ -68,6 +68,11 @@ def full_key(project: str, key: str) -> str:
     return key if ":" in key else f"{project}:{key}"
 
 
+def stack_names(directory: Path) -> list[str]:
+    """The stacks that have a config file (`Pulumi.<stack>.yaml`) in `directory`, sorted."""
+    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in directory.glob("Pulumi.*.yaml"))
+
+
 def stack_config(
     project: Project,
     stack: str,
@@ -77,10 +82,7 @@ def stack_config(
     """The stack's config: project defaults, the stack file, then overrides (`key=value`)."""
     path = project.stack_config_dir / f"Pulumi.{stack}.yaml"
     if not path.is_file():
-        available = sorted(
-            p.name[len("Pulumi.") : -len(".yaml")]
-            for p in project.stack_config_dir.glob("Pulumi.*.yaml")
-        )
+        available = stack_names(project.stack_config_dir)
         raise FileNotFoundError(f"no stack file {path} (stacks: {', '.join(available) or 'none'})")
     document: Any = yaml.safe_load(path.read_text()) or {}
     values = dict(project.defaults)

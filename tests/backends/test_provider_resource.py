@@ -48,6 +48,7 @@ from nodepools.backends.provider_resource import (
 from nodepools.offline import run
 from nodepools.offline.engine import CapturingMonitor
 
+from benchmarks.instructions import plan_stacks_code, sdks_loaded
 from tests.engines.components import COMPONENTS
 from tests.engines.mocks import STACKS, PlainMocks, example_stacks, run_on, stack_config
 
@@ -379,22 +380,14 @@ def test_the_invokes_are_the_typed_functions_field_for_field(monkeypatch):
     )
 
 
-PLANS_LOADING_NOTHING = """
-import sys
-from pathlib import Path
-import yaml
-from nodepools.offline import run
-stacks = Path({stacks!r})
-for stack in {names!r}:
-    document = yaml.safe_load((stacks / f"Pulumi.{{stack}}.yaml").read_text()) or {{}}
-    run(stacks / "__main__.py", stack=stack, config=document.get("config") or {{}})
-print(sorted(m for m in sys.modules if m.split(".")[0] in ("pulumi_aws", "pulumi_oci", "pulumi_kubernetes")))
-"""
-
-
 def test_a_plan_of_every_example_stack_loads_no_provider_sdk():
     """What the registrations above are for: a cold plan never pays the SDKs' imports
     (`pulumi_kubernetes.core.v1` alone is ~250 ms)."""
-    code = PLANS_LOADING_NOTHING.format(stacks=str(STACKS), names=example_stacks())
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip().splitlines()[-1] == "[]"
+    out = subprocess.run(
+        [sys.executable, "-c", plan_stacks_code(example_stacks())],
+        cwd=STACKS.parent,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert sdks_loaded(out.stdout) == []

@@ -10,6 +10,7 @@ import pulumi
 import yaml
 from nodepools.offline import Capture, run
 from nodepools.offline.mocks import OfflineMocks
+from nodepools.planning.project import stack_names
 
 STACKS = Path(__file__).resolve().parents[2] / "stacks"
 
@@ -49,7 +50,7 @@ def run_on(engine: str, program: Callable[[], Any] | Path, **kwargs: Any) -> Cap
 
 def example_stacks() -> list[str]:
     """Every `stacks/Pulumi.<stack>.yaml`, found on disk."""
-    return sorted(p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS.glob("Pulumi.*.yaml"))
+    return stack_names(STACKS)
 
 
 def stack_config(stack: str) -> dict[str, Any]:

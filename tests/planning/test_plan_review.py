@@ -19,14 +19,13 @@ from nodepools.planning.cli import main
 from nodepools.planning.markdown import COMMENT_LIMIT, MARKER, diff_markdown, plan_markdown
 from nodepools.planning.plan_diff import diff_plans, diff_stacks
 from nodepools.planning.plan_document import SCHEMA_PATH, dumps, plan_document
+from nodepools.planning.project import stack_names
 from nodepools.specs.prices import HOURS_PER_MONTH, node_price
 
 from tests.golden import assert_golden
 
 ROOT = Path(__file__).resolve().parents[2]
-STACKS = sorted(
-    p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
-)
+STACKS = stack_names(ROOT / "stacks")
 VALIDATOR = jsonschema.Draft202012Validator(json.loads(SCHEMA_PATH.read_text()))
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 from nodepools.planning.markdown import MARKER
+from nodepools.planning.project import stack_names
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / ".github" / "scripts" / "plan-comment.sh"
@@ -174,9 +175,7 @@ def _run(base: Path, head: Path, **env: str) -> subprocess.CompletedProcess[str]
 def test_plan_all_writes_a_json_plan_and_a_chart_per_stack(plans):
     base, _ = plans
     stacks = sorted(p.stem for p in base.glob("*.json"))
-    assert stacks == sorted(
-        p.name[len("Pulumi.") : -len(".yaml")] for p in (ROOT / "stacks").glob("Pulumi.*.yaml")
-    )
+    assert stacks == stack_names(ROOT / "stacks")
     assert (base.parent / "dev" / "capacity.svg").is_file()
 
 
