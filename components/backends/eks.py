@@ -16,13 +16,12 @@ from nodepools.backends.eks_launch_template import (
     needs_launch_template,
     node_group_launch_template,
 )
-from nodepools.backends.eks_network import pool_subnet_ids
+from nodepools.backends.eks_network import pool_subnet_ids, pool_tags
 from nodepools.backends.eks_scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
 from nodepools.backends.provider_resource import EksNodeGroup, present
 from nodepools.pools.node_role import NodeRole
 from nodepools.specs.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.eks_ami import default_ami_type
-from nodepools.specs.labels import POOL_LABEL
 from nodepools.specs.node_role import NodeRoleArgs
 from nodepools.specs.pools import ResolvedPool
 
@@ -217,7 +216,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             else None,
             "amiType": ami_type_for(pool),
             "releaseVersion": pool.release_version,
-            "tags": {**cluster.tags, POOL_LABEL: pool.pool_name},
+            "tags": pool_tags(pool),
         },
         # The autoscaler owns the desired size once the group exists; without this
         # every `pulumi up` would reset it to the minimum. Unless new bounds exclude the

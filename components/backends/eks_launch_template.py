@@ -16,7 +16,7 @@ from typing import Any, cast
 
 import pulumi
 import yaml
-from nodepools.backends.eks_network import build_network
+from nodepools.backends.eks_network import build_network, pool_tags
 from nodepools.backends.provider_resource import Ec2LaunchTemplate, present
 from nodepools.specs.node_settings import MIME_BOUNDARY, BootVolume, MetadataOptions, NodeConfig
 from nodepools.specs.pools import ResolvedPool
@@ -126,7 +126,7 @@ def build_launch_template(
             "blockDeviceMappings": [mapping] if mapping is not None else None,
             "imageId": pool.ami_id,
             "userData": user_data,
-            "tags": {**pool.cluster.tags, "nodepools.dev/pool": pool.pool_name},
+            "tags": pool_tags(pool),
         },
         opts=pulumi.ResourceOptions(parent=parent),
     )

@@ -42,7 +42,8 @@ def pool_subnet_ids(pool: ResolvedPool) -> Any:
     return pool.cluster.subnet_ids
 
 
-def _tags(pool: ResolvedPool) -> dict[str, str]:
+def pool_tags(pool: ResolvedPool) -> dict[str, str]:
+    """The AWS tags of everything an EKS pool makes: the cluster's, and the pool's name."""
     return {**pool.cluster.tags, POOL_LABEL: pool.pool_name}
 
 
@@ -55,7 +56,7 @@ def efa_security_group(name: str, pool: ResolvedPool, parent: pulumi.Resource) -
         {
             "vpcId": pool.network.vpc_id,
             "description": "EFA: all traffic between the nodes of one pool",
-            "tags": _tags(pool),
+            "tags": pool_tags(pool),
         },
         opts=child,
     )
@@ -109,7 +110,7 @@ def build_network(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> Poo
     if network.placement_group == CREATE_CLUSTER_GROUP:
         created = Ec2PlacementGroup(
             f"{name}-placement-group",
-            {"strategy": "cluster", "tags": _tags(pool)},
+            {"strategy": "cluster", "tags": pool_tags(pool)},
             opts=pulumi.ResourceOptions(parent=parent),
         )
         placement = {"groupName": created.output("name")}
