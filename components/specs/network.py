@@ -54,7 +54,7 @@ class PoolNetwork(SpecModel):
         "required with `efa`, not used otherwise. Default None.",
     )
     security_group_ids: Annotated[Any, wired(list[Annotated[Any, wired(str)]])] = Field(
-        default_factory=list,
+        default_factory=list[Any],
         description="Security groups put on every EFA interface beside the pool's own EFA "
         "group (or an Output). EKS attaches none to interfaces a launch template defines, so "
         "list the cluster security group (`vpc_config.cluster_security_group_id`); required "

@@ -82,18 +82,18 @@ class OsmoPlatform(SpecModel):
         default=False, description="Whether tasks may run privileged; default false."
     )
     allowed_mounts: list[StrictStr] = Field(
-        default_factory=list, description="Host paths tasks may mount; default []."
+        default_factory=list[StrictStr], description="Host paths tasks may mount; default []."
     )
     default_variables: dict[str, Any] = Field(
         default_factory=dict,
         description="Overrides of the pool's `common_default_variables`; default {}.",
     )
     resource_validations: list[StrictStr] = Field(
-        default_factory=list,
+        default_factory=list[StrictStr],
         description="Resource validation names added to the pool's; default [].",
     )
     override_pod_template: list[StrictStr] = Field(
-        default_factory=list,
+        default_factory=list[StrictStr],
         description="Pod template names merged over the pool's, in order; default [].",
     )
 
@@ -124,15 +124,16 @@ class OsmoPool(SpecModel):
         "platform; default {}.",
     )
     common_resource_validations: list[StrictStr] = Field(
-        default_factory=list, description="Resource validation names of every platform; default []."
+        default_factory=list[StrictStr],
+        description="Resource validation names of every platform; default [].",
     )
     common_pod_template: list[StrictStr] = Field(
-        default_factory=list,
+        default_factory=list[StrictStr],
         description="Pod template names every platform starts from, in order (e.g. "
         "`default_user`, `default_ctrl`); default [].",
     )
     common_group_templates: list[StrictStr] = Field(
-        default_factory=list,
+        default_factory=list[StrictStr],
         description="Group template names; default []. Not managed here: must be empty.",
     )
     platforms: dict[ConfigName, OsmoPlatform] = Field(
@@ -191,7 +192,7 @@ class OsmoRolePolicy(SpecModel):
         min_length=1, description="e.g. `workflow:*`. Required."
     )
     resources: list[StrictStr] = Field(
-        default_factory=list, description="e.g. `pool/shared*`; default [] (all)."
+        default_factory=list[StrictStr], description="e.g. `pool/shared*`; default [] (all)."
     )
 
 

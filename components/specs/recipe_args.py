@@ -98,10 +98,10 @@ class RecipeArgs(SpecModel):
 
     image: str = Field(min_length=1, pattern=r"^\S+$", description="Container image. Required.")
     command: list[str] = Field(
-        default_factory=list, description="Container entrypoint; default [] (the image's)."
+        default_factory=list[str], description="Container entrypoint; default [] (the image's)."
     )
     args: list[str] = Field(
-        default_factory=list, description="Container arguments; default [] (the image's)."
+        default_factory=list[str], description="Container arguments; default [] (the image's)."
     )
     env: Annotated[dict[str, str], AfterValidator(_env_names)] = Field(
         default_factory=dict, description="Environment variables; default {}."

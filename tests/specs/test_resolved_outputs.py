@@ -9,6 +9,7 @@ from nodepools.offline import ProgramError, run
 
 from tests.conftest import EKS, OKE
 from tests.engines.mocks import run_on
+from tests.specs.spec_models import spec_models
 
 
 def _failure(program) -> str:
@@ -66,24 +67,6 @@ def test_good_unknown_and_unmodelled_outputs_pass():
         run_on(engine, gpu_spot_pool_eks_wired)
 
 
-def _spec_models():
-    import importlib
-    import pkgutil
-
-    import nodepools.specs
-    from nodepools.specs.base import SpecModel
-
-    for module in pkgutil.iter_modules(nodepools.specs.__path__):
-        importlib.import_module(f"nodepools.specs.{module.name}")
-    found, todo = set(), [SpecModel]
-    while todo:
-        for sub in todo.pop().__subclasses__():
-            if sub not in found:
-                found.add(sub)
-                todo.append(sub)
-    return sorted(found, key=lambda cls: f"{cls.__module__}.{cls.__qualname__}")
-
-
 def test_only_fields_of_plain_types_are_skipped_when_looking_for_outputs():
     """The fields left out of the scan (per model class) are those whose validated value
     can't hold an Output or a model: every wired field, and every field whose type names a
@@ -98,7 +81,7 @@ def test_only_fields_of_plain_types_are_skipped_when_looking_for_outputs():
             return True
         return any(names_a_model(arg) for arg in typing.get_args(annotation))
 
-    models = _spec_models()
+    models = spec_models()
     assert len(models) > 40
     skipped = 0
     for model in models:
