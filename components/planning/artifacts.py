@@ -19,6 +19,11 @@ def _slug(text: str) -> str:
 
 
 REDACTED = "[secret]"
+# libyaml's emitter when PyYAML has it (its wheels do): PyYAML's own emitter, in Python, was
+# most of what `--out` cost (100-250 M instructions per example stack). Both write the same
+# text for what plans hold (tested on every example stack); they differ only in rare forms
+# (an empty key; where a long string of escapes is folded), each valid YAML of the same data.
+_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 # One part of a path as `format_path` writes it: `name`, `[3]` or `["any key"]`.
 _PATH_PART = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|([^.\[\]]+)')
 
@@ -90,6 +95,9 @@ def write_artifacts(capture: Capture, out_dir: Path) -> list[Path]:
             target = out_dir / "resources" / _slug(resource.type) / f"{_slug(resource.name)}.yaml"
             document = {"type": resource.type, "name": resource.name, "inputs": inputs}
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(yaml.safe_dump(whole_numbers(document), sort_keys=True))
+        text = yaml.dump(
+            whole_numbers(document), Dumper=_DUMPER, sort_keys=True, default_flow_style=False
+        )
+        target.write_text(text)
         written.append(target)
     return sorted(written)
