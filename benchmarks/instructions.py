@@ -158,13 +158,16 @@ def sdks_loaded(stdout: str) -> list[str]:
 
 
 def measure_stacks() -> dict[str, Any]:
-    """Instructions of a cold plan of every example stack (the program run, imports of the
-    engine and yaml excluded) and the provider SDK packages it loaded."""
+    """Instructions of a cold plan of every example stack: the program run (imports of the
+    engine and yaml excluded), with the provider SDK packages it loaded; and the whole
+    `python -m nodepools plan --stack S --out DIR` process, as a CI plan runs it (interpreter
+    start-up excluded)."""
     from nodepools.planning.project import stack_names
 
     _require_valgrind()
     subprocess.run([sys.executable, "-c", STACK_IMPORTS], cwd=ROOT, env=child_env(), check=True)
     before = count_statement(STACK_IMPORTS)
+    empty = count_statement("pass")
     result: dict[str, Any] = {}
     for stack in stack_names(ROOT / "stacks"):
         code = plan_stacks_code([stack])
@@ -176,9 +179,12 @@ def measure_stacks() -> dict[str, Any]:
             capture_output=True,
             text=True,
         ).stdout
+        with tempfile.TemporaryDirectory(prefix="bench-plan-") as out:
+            process = _callgrind(["-m", "nodepools", "plan", "--stack", stack, "--out", out])
         result[stack] = {
             "instructions": count_statement(code) - before,
             "sdks": sdks_loaded(loaded),
+            "plan_process": process - empty,
         }
     return result
 
@@ -195,7 +201,8 @@ def main(argv: list[str]) -> int:
     if args.stacks:
         for stack, row in measure_stacks().items():
             print(
-                f"{stack:20s} {row['instructions'] / 1e6:8,.0f} M instructions   "
+                f"{stack:20s} program {row['instructions'] / 1e6:8,.0f} M instructions   "
+                f"plan process {row['plan_process'] / 1e6:8,.0f} M   "
                 f"SDKs: {' '.join(row['sdks']) or 'none'}"
             )
         return 0
