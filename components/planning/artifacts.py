@@ -20,10 +20,11 @@ def _slug(text: str) -> str:
 
 REDACTED = "[secret]"
 # libyaml's emitter when PyYAML has it (its wheels do): PyYAML's own emitter, in Python, was
-# most of what `--out` cost (100-250 M instructions per example stack). Both write the same
-# text for what plans hold (tested on every example stack); they differ only in rare forms
-# (an empty key; where a long string of escapes is folded), each valid YAML of the same data.
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+# most of what `--out` cost (100-250 M instructions per example stack).
+_FAST_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+# A string both emitters write alike: printable ASCII on one line.
+_ALIKE_TEXT = re.compile(r"[\x20-\x7e]*")
+_ALIKE_KEY_LIMIT = 100  # PyYAML writes a key of 128 characters or more as "? key"
 # One part of a path as `format_path` writes it: `name`, `[3]` or `["any key"]`.
 _PATH_PART = re.compile(r'\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]|([^.\[\]]+)')
 
@@ -71,6 +72,34 @@ def _osmo_file(inputs: dict[str, Any]) -> tuple[str, str] | None:
     return path, json.dumps(document, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def written_alike(value: Any) -> bool:
+    """Whether libyaml's emitter writes `value` exactly as PyYAML's own emitter does: every
+    string printable ASCII on one line, every key also non-empty and short. The two fold a
+    long double-quoted string (PyYAML's choice for a line break, tab or non-ASCII character)
+    at different places and write an empty key differently; the text of an artifact must not
+    depend on how PyYAML was installed."""
+    if isinstance(value, str):
+        return _ALIKE_TEXT.fullmatch(value) is not None
+    if is_dict(value):
+        return all(
+            isinstance(key, str)
+            and 0 < len(key) < _ALIKE_KEY_LIMIT
+            and _ALIKE_TEXT.fullmatch(key) is not None
+            and written_alike(item)
+            for key, item in value.items()
+        )
+    if is_list(value):
+        return all(written_alike(item) for item in value)
+    return value is None or isinstance(value, (bool, int, float))
+
+
+def artifact_yaml(document: Any) -> str:
+    """`yaml.safe_dump(document, sort_keys=True)`, the same text, with libyaml's emitter
+    where it writes that text (`written_alike`)."""
+    dumper = _FAST_DUMPER if written_alike(document) else yaml.SafeDumper
+    return yaml.dump(document, Dumper=dumper, sort_keys=True, default_flow_style=False)
+
+
 def write_artifacts(capture: Capture, out_dir: Path) -> list[Path]:
     """Kubernetes objects as manifests under `manifests/`, OSMO config documents under
     `osmo/<TYPE>/`, other resources' inputs under `resources/<type>/`. Returns the files
@@ -95,9 +124,6 @@ def write_artifacts(capture: Capture, out_dir: Path) -> list[Path]:
             target = out_dir / "resources" / _slug(resource.type) / f"{_slug(resource.name)}.yaml"
             document = {"type": resource.type, "name": resource.name, "inputs": inputs}
         target.parent.mkdir(parents=True, exist_ok=True)
-        text = yaml.dump(
-            whole_numbers(document), Dumper=_DUMPER, sort_keys=True, default_flow_style=False
-        )
-        target.write_text(text)
+        target.write_text(artifact_yaml(whole_numbers(document)))
         written.append(target)
     return sorted(written)
