@@ -1,5 +1,5 @@
 import sys
 
-from nodepools.planning.cli import main
+from nodepools.planning.cli import run
 
-sys.exit(main(owns_process=True))
+sys.exit(run())
