@@ -160,8 +160,8 @@ def sdks_loaded(stdout: str) -> list[str]:
 def measure_stacks() -> dict[str, Any]:
     """Instructions of a cold plan of every example stack: the program run (imports of the
     engine and yaml excluded), with the provider SDK packages it loaded; and the whole
-    `python -m nodepools plan --stack S --out DIR` process, as a CI plan runs it (interpreter
-    start-up excluded)."""
+    `python -m nodepools plan --stack S --out DIR` process (text report; CI's plan-all.sh
+    runs the same with `--format json`), interpreter start-up excluded."""
     from nodepools.planning.project import stack_names
 
     _require_valgrind()
