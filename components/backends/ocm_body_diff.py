@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from nodepools.json_values import is_dict, is_list
 
@@ -62,7 +62,8 @@ def live_view(live: dict[str, Any], desired: dict[str, Any] | None) -> dict[str,
 
     Optional fields that OCM fills in by itself (root volume, subnets, zones) are kept only
     when ``desired`` sets them, so that the stored state compares cleanly with the program;
-    with no ``desired`` (an import) every managed field is kept.
+    with no ``desired`` (a read without the program's body, as an import would be) every
+    managed field is kept, and ``body_changes`` is then told ``imported``.
     """
     view: dict[str, Any] = {"id": live.get("id"), "instance_type": live.get("instance_type")}
     if live.get("autoscaling") is not None:
@@ -138,14 +139,31 @@ def _int_or_raw(value: Any) -> Any:
 # -- comparison ----------------------------------------------------------------------------
 
 
+AbsentMeans = Literal["compare", "keep", "keep-if-imported"]
+
+
 @dataclass(frozen=True)
 class _Facet:
-    """One comparable aspect of a body: its public path and how to read it."""
+    """One comparable aspect of a body: its public path, how to read it, and what its
+    absence from the new body means.
+
+    `keep`: whatever the pool has (a root volume OCM sized is as good as any).
+    `keep-if-imported`: compared (a pool pinned to a zone or a subnet, then unpinned, is
+    wanted elsewhere: on a multi-AZ cluster an unpinned pool spans all three zones), unless
+    the old body was read from OCM without the program's (an import), which records the
+    zones and subnets OCM filled in for every pool.
+    """
 
     path: str
     read: Callable[[dict[str, Any]], Any]
     immutable: bool
-    optional: bool = False  # absent in the new body = keep whatever the pool has
+    absent_means: AbsentMeans = "compare"
+
+    def skipped(self, new_value: Any, imported: bool) -> bool:
+        """Whether the new body leaves this facet to whatever the pool has."""
+        if new_value is not None:
+            return False
+        return self.absent_means == "keep" or (self.absent_means == "keep-if-imported" and imported)
 
 
 def _spot(body: dict[str, Any]) -> tuple[str, Any] | None:
@@ -203,9 +221,14 @@ FACETS: tuple[_Facet, ...] = (
     _Facet("id", lambda b: b.get("id"), immutable=True),
     _Facet("instance_type", lambda b: b.get("instance_type"), immutable=True),
     _Facet("aws.spot_market_options", _spot, immutable=True),
-    _Facet("root_volume", _root_volume, immutable=True, optional=True),
-    _Facet("subnets", _zones("subnets"), immutable=True, optional=True),
-    _Facet("availability_zones", _zones("availability_zones"), immutable=True, optional=True),
+    _Facet("root_volume", _root_volume, immutable=True, absent_means="keep"),
+    _Facet("subnets", _zones("subnets"), immutable=True, absent_means="keep-if-imported"),
+    _Facet(
+        "availability_zones",
+        _zones("availability_zones"),
+        immutable=True,
+        absent_means="keep-if-imported",
+    ),
     _Facet("aws.additional_security_group_ids", _security_groups, immutable=True),
     _Facet("scaling", _scaling, immutable=False),
     _Facet("labels", _labels, immutable=False),
@@ -224,13 +247,16 @@ class BodyChanges:
         return bool(self.replace or self.update)
 
 
-def body_changes(old: dict[str, Any], new: dict[str, Any]) -> BodyChanges:
-    """Compare the pool that exists (``old``) with the one wanted (``new``)."""
+def body_changes(
+    old: dict[str, Any], new: dict[str, Any], *, imported: bool = False
+) -> BodyChanges:
+    """Compare the pool that exists (``old``) with the one wanted (``new``); ``imported``:
+    ``old`` was read from OCM without the program's body (see ``live_view``)."""
     replace: list[str] = []
     update: list[str] = []
     for facet in FACETS:
         new_value = facet.read(new)
-        if facet.optional and new_value is None:
+        if facet.skipped(new_value, imported):
             continue
         if facet.read(old) != new_value:
             (replace if facet.immutable else update).append(facet.path)
@@ -238,11 +264,12 @@ def body_changes(old: dict[str, Any], new: dict[str, Any]) -> BodyChanges:
 
 
 def describe_differences(live: dict[str, Any], desired: dict[str, Any]) -> list[str]:
-    """Human-readable lines ``path: live X, wanted Y`` for every facet that differs."""
+    """Human-readable lines ``path: live X, wanted Y`` for every facet that differs
+    (``live`` in the shape of ``desired``: ``live_view(live, desired)``)."""
     lines: list[str] = []
     for facet in FACETS:
         wanted = facet.read(desired)
-        if facet.optional and wanted is None:
+        if facet.skipped(wanted, imported=False):
             continue
         actual = facet.read(live)
         if actual != wanted:

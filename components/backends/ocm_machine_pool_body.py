@@ -13,8 +13,10 @@ Which fields are which (OCM facts, see ../shared/ocm/README.md):
 - updated in place by PATCH: ``replicas`` / ``autoscaling``, ``labels``, ``taints`` (the
   whole set is replaced).
 ``root_volume``, ``subnets`` and ``availability_zones`` are optional and OCM picks a value
-when they are left out; leaving one out later therefore means "keep what OCM has", not a
-change.
+when they are left out. Leaving ``root_volume`` out later means "keep what OCM has", not a
+change; leaving out ``subnets`` or ``availability_zones`` that the pool was created with
+unpins it (on a multi-AZ cluster an unpinned pool spans all three zones), a replacement
+(nodepools.backends.ocm_body_diff ``FACETS``).
 """
 
 from __future__ import annotations

@@ -24,8 +24,13 @@ providers do not). With no ``token`` (or an empty one), nothing is stored and ev
 operation, delete included, reads ``RHCS_TOKEN`` then ``OCM_TOKEN`` from the environment of
 the ``pulumi`` process at that moment.
 
-The resource id is ``"<cluster_id>,<pool_id>"`` (the same form the rhcs Terraform provider
-imports), so ``pulumi import`` / ``ResourceOptions(import_=...)`` work with it.
+The resource id is ``"<cluster_id>,<pool_id>"`` (the form the rhcs Terraform provider
+imports). Pulumi can't import it, though: the engine's import calls Read with the id alone,
+no inputs and no state, and the Python dynamic provider host looks for the pickled provider
+in those properties (``__provider``) before any code of ours runs, so ``pulumi import`` and
+``ResourceOptions(import_=...)`` fail with ``KeyError: '__provider'`` (pulumi/pulumi#16175).
+An existing pool is taken over only by ``create``'s adoption: one with the same id and the
+same spec as the program's (see ``_create_or_adopt``).
 """
 
 from __future__ import annotations
@@ -75,6 +80,10 @@ RESOURCE_TYPE = "ocm:clusters_mgmt/v1:MachinePool"
 INPUT_KEYS = ("resource_type", "cluster_id", "api_url", "sso_url", "multi_az", "body", "token")
 SETTINGS_KEYS = ("api_url", "sso_url", "multi_az", "token")
 """Inputs that change how the provider talks to OCM but not the pool itself."""
+BODY_FROM_OCM = "body_from_ocm"
+"""Output set when ``read`` had no body to shape the state by (an import-like read): the
+stored body then holds every zone, subnet and root volume OCM filled in, so their absence
+from the program means keep them, not a replacement."""
 
 
 class OcmMachinePoolConflictError(OcmError):
@@ -243,7 +252,7 @@ class OcmMachinePoolProvider(pulumi.dynamic.ResourceProvider):
                 changes=True, replaces=["body"], delete_before_replace=True
             )
         replaces = ["cluster_id"] if olds.get("cluster_id") != news.get("cluster_id") else []
-        changes = body_changes(old_body, new_body)
+        changes = body_changes(old_body, new_body, imported=olds.get(BODY_FROM_OCM) is True)
         replaces += [f"body.{path}" for path in changes.replace]
         settings_changed = any(_setting(olds, key) != _setting(news, key) for key in SETTINGS_KEYS)
         if not replaces:
@@ -282,6 +291,8 @@ class OcmMachinePoolProvider(pulumi.dynamic.ResourceProvider):
             return pulumi.dynamic.ReadResult("", {})
         desired = props.get("body") if is_dict(props.get("body")) else None
         outs = _outputs(target, desired, live)
+        if desired is None or props.get(BODY_FROM_OCM) is True:
+            outs[BODY_FROM_OCM] = True  # a refresh keeps the mark until an update reshapes it
         inputs = {key: outs[key] for key in INPUT_KEYS if key in outs}
         return pulumi.dynamic.ReadResult(id_, outs, inputs)
 
@@ -383,8 +394,10 @@ def _create_or_adopt(client: OcmClient, cluster_id: str, body: dict[str, Any]) -
     if differences:
         raise OcmMachinePoolConflictError(
             f"OCM machine pool {pool_id!r} already exists on cluster {cluster_id!r} and is not "
-            f"this one: " + "; ".join(differences) + ". Import it (id "
-            f"'{cluster_id},{pool_id}') to manage it, or choose another `id`."
+            f"this one: " + "; ".join(differences) + ". Pulumi can't import it (dynamic "
+            f"resources can't be imported, pulumi/pulumi#16175): delete it (`rosa delete "
+            f"machinepool --cluster={cluster_id} {pool_id}`), give this pool another name "
+            f"(`pool_name`, the OCM id), or declare it exactly as it is, which adopts it."
         )
     logger.info("adopting existing OCM machine pool %s on cluster %s", pool_id, cluster_id)
     return existing

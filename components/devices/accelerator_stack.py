@@ -18,7 +18,7 @@ from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
-from nodepools.specs.accelerator_releases import plan_addons, plan_releases
+from nodepools.specs.accelerator_releases import cluster_prerequisites, plan_addons, plan_releases
 from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels
 from nodepools.specs.advertised_pools import AdvertisedPool, advertise_governed, advertise_shared
 from nodepools.specs.base import parse_spec
@@ -137,6 +137,7 @@ class AcceleratorStack(pulumi.ComponentResource):
         self.advertised_by_pool: list[Advertised] = advertised(spec, name)
         advertised_map = {a.pool: a.to_dict() for a in self.advertised_by_pool}
         efa_map = efa_placement(spec, name)
+        prerequisites = cluster_prerequisites(spec)
         super().__init__(
             self.TYPE,
             name,
@@ -146,6 +147,9 @@ class AcceleratorStack(pulumi.ComponentResource):
                 "addons": [a.addon_name for a in addons],
                 "advertised": advertised_map,
                 **({"efa": efa_map} if efa_map else {}),
+                # What the software needs that the stack doesn't install (the plan's
+                # "Device software" lists it), e.g. Red Hat's NFD Operator on ROSA.
+                **({"prerequisites": prerequisites} if prerequisites else {}),
             },
             opts,
         )

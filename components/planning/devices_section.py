@@ -63,6 +63,11 @@ def devices_section(capture: Capture) -> Section | None:
         section.lines.append(f"{what}; tolerations covered: {covered}; nodes selected: {selected}")
         if not (row["tolerated"] and row["selected"]):
             section.failures += 1
+    # Not failures: what the cluster must already run, which the plan cannot see.
+    for stack in device_stacks(capture):
+        prerequisites: list[str] = stack.inputs.get("prerequisites") or []
+        for needed in prerequisites:
+            section.lines.append(f"{stack.name} needs, installed beforehand: {needed}")
     return section
 
 

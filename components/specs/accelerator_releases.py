@@ -163,6 +163,14 @@ def _operator_values(
         # RHCOS kernel). The container runtime needs no setting: the chart dropped
         # `operator.defaultRuntime` in v25.3 and the operator detects CRI-O itself.
         values["operator"] = {"use_ocp_driver_toolkit": True}
+        # `platform.openshift` makes the chart create the `restricted-readonly` SCC its
+        # operator pod asks for (the chart's `operator.annotations`). The bundled upstream NFD
+        # subchart goes: its hostPath DaemonSet has no SCC on OpenShift, and upstream NFD never
+        # labels `system-os_release.OSTREE_VERSION`, the RHCOS version the operator picks the
+        # Driver Toolkit image by (controllers/state_manager.go): without it no driver is
+        # built. Red Hat's NFD Operator labels it; see `cluster_prerequisites`.
+        values["platform"] = {"openshift": True}
+        values["nfd"] = {"enabled": False}
     # MIG layouts need no config of ours: the mig-manager generates `all-<profile>` from
     # the hardware and applies the one each node's `nvidia.com/mig.config` label names.
     if nv.time_slicing.replicas:
@@ -175,6 +183,37 @@ def _operator_values(
             }
         }
     return values
+
+
+# What the GPU Operator needs on ROSA that AcceleratorStack does not install (NVIDIA's
+# OpenShift guide makes it a prerequisite): Red Hat's NFD Operator labels the nodes with the
+# RHCOS version and the NVIDIA PCI vendor (`pci-10de`) the operator finds GPU nodes by. Its
+# nfd-worker tolerates every NoSchedule taint by itself (openshift/cluster-nfd-operator).
+ROSA_NFD_PREREQUISITE = (
+    "Red Hat's Node Feature Discovery Operator (OperatorHub package `nfd`, namespace "
+    "`openshift-nfd`) and a NodeFeatureDiscovery instance: the GPU Operator finds the GPU "
+    "nodes and their RHCOS version (for the Driver Toolkit) by its labels, and the chart's "
+    "own NFD is off on rosa"
+)
+
+
+def cluster_prerequisites(spec: AcceleratorStackArgs) -> list[str]:
+    """What the cluster must already run for the stack's software to work, which the stack
+    doesn't install, in words: on `rosa` with the GPU Operator, Red Hat's NFD Operator (its
+    nfd-worker tolerating the served pools' NoExecute taints)."""
+    pools = pools_of_vendor(spec, "nvidia")
+    if spec.platform != "rosa" or not pools or spec.nvidia_mode != "operator":
+        return []
+    no_execute = sorted(
+        {str(t) for pool in pools for t in pool.all_taints if t.effect == "NoExecute"}
+    )
+    if not no_execute:
+        return [ROSA_NFD_PREREQUISITE]
+    return [
+        f"{ROSA_NFD_PREREQUISITE}; its `spec.operand.workerTolerations` tolerating the "
+        f"pools' NoExecute taints {', '.join(no_execute)} (nfd-worker tolerates NoSchedule "
+        "taints itself)"
+    ]
 
 
 def _nvidia_release(name: str, spec: AcceleratorStackArgs, pools: list[ServedPool]) -> ReleasePlan:

@@ -20,6 +20,7 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import struct_pb2
+from nodepools.backends import rosa
 from nodepools.backends.rosa import OcmMachinePoolProvider
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import rpc
@@ -162,3 +163,17 @@ def test_failures_reach_the_engine_without_the_token(engine_side, fake_ocm: Fake
         ("body.id", "'Not_Valid'")
     ]
     assert "offline-nope" not in engine_side.stop()
+
+
+def test_an_import_never_reaches_the_provider(engine_side, fake_ocm: FakeOcm) -> None:
+    """What `pulumi import` / `ResourceOptions(import_=...)` send: a Read with the id and
+    URN alone, no state and no inputs. Pulumi's dynamic provider host looks for the pickled
+    provider in those properties first and fails (pulumi/pulumi#16175), so the pool can't
+    be imported, and neither the module nor its errors may say it can. Should this Read
+    ever succeed, Pulumi has fixed it, and import support can be designed and documented."""
+    fake_ocm.put_pool(SINGLE_AZ, gpu_body())
+    with pytest.raises(grpc.RpcError) as caught:
+        engine_side.stub.Read(provider_pb2.ReadRequest(id=f"{SINGLE_AZ},gpu", urn=URN))
+    assert "__provider" in caught.value.details()
+    assert fake_ocm.requests == []  # OCM never asked: our read never ran
+    assert "Pulumi can't import it" in (rosa.__doc__ or "")

@@ -62,11 +62,27 @@ def test_spot_max_price_and_spot_itself_are_immutable() -> None:
     assert body_changes(on_demand, spot_any_price).replace == ("aws.spot_market_options",)
 
 
-def test_optional_defaults_left_out_are_not_changes_but_new_values_are() -> None:
+def test_a_root_volume_left_out_is_not_a_change_but_new_values_are() -> None:
     old = gpu_body(subnets=["subnet-a", "subnet-b"])
-    assert not body_changes(old, gpu_body(root_volume=None))
+    assert not body_changes(old, gpu_body(subnets=["subnet-a", "subnet-b"], root_volume=None))
     assert not body_changes(old, gpu_body(subnets=["subnet-b", "subnet-a"]))
     assert body_changes(old, gpu_body(subnets=["subnet-c"])).replace == ("subnets",)
+
+
+@pytest.mark.parametrize(
+    ("field", "pin"), [("subnets", ["subnet-a"]), ("availability_zones", ["us-east-1a"])]
+)
+def test_a_dropped_zone_or_subnet_pin_replaces_the_pool(field: str, pin: list[str]) -> None:
+    """Unpinned, a pool goes where OCM puts it (all three zones of a multi-AZ cluster, the
+    cluster's subnets): not the pinned pool, and OCM can't move a pool."""
+    pinned, unpinned = gpu_body(**{field: pin}), gpu_body()
+    assert body_changes(pinned, unpinned).replace == (field,)
+    assert body_changes(unpinned, pinned).replace == (field,)
+    assert describe_differences(pinned, unpinned) == [f"{field}: has {tuple(pin)!r}, wanted none"]
+    # A body read from OCM without the program's records what OCM filled in for every pool:
+    # there, leaving it out means keep it.
+    assert not body_changes(pinned, unpinned, imported=True)
+    assert body_changes(pinned, gpu_body(**{field: ["other"]}), imported=True).replace == (field,)
 
 
 def test_patch_holds_only_changed_mutable_fields() -> None:

@@ -1,4 +1,4 @@
-"""The ROSA dynamic provider against the fake OCM: check, the lifecycle, retries, import."""
+"""The ROSA dynamic provider against the fake OCM: check, the lifecycle, retries, reads."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from nodepools.backends.ocm_client import OcmApiError, OcmAuthenticationError, OcmError
 from nodepools.backends.rosa import (
+    BODY_FROM_OCM,
     RESOURCE_TYPE,
     OcmMachinePoolConflictError,
     OcmMachinePoolProvider,
@@ -221,6 +222,51 @@ def test_leaving_out_an_ocm_default_is_not_a_change(provider, fake_ocm: FakeOcm)
     assert provider.diff(GPU, state, defaulted).changes is False
 
 
+def test_dropping_a_zone_pin_on_a_multi_az_cluster_replaces_the_pool(
+    provider, fake_ocm: FakeOcm
+) -> None:
+    """Unpinned, a pool of a multi-AZ cluster spans its three zones: OCM can't move a pool
+    there, so the one pinned to us-east-1a is replaced (deleted first: the same id)."""
+    pinned = checked(
+        provider,
+        inputs(
+            fake_ocm,
+            cluster_id=MULTI_AZ,
+            body=gpu_body(
+                autoscaling={"min_replicas": 0, "max_replicas": 1},
+                availability_zones=["us-east-1a"],
+            ),
+        ),
+    )
+    state = provider.create(pinned).outs
+    assert fake_ocm.pools(MULTI_AZ)["gpu"]["availability_zones"] == ["us-east-1a"]
+    unpinned = checked(
+        provider,
+        inputs(
+            fake_ocm,
+            cluster_id=MULTI_AZ,
+            body=gpu_body(autoscaling={"min_replicas": 0, "max_replicas": 3}),
+        ),
+    )
+    diff = provider.diff(f"{MULTI_AZ},gpu", state, unpinned)
+    assert diff.replaces == ["body.availability_zones"]
+    assert diff.delete_before_replace is True
+
+    # The replacement as the engine runs it: delete, then create the unpinned pool.
+    provider.delete(f"{MULTI_AZ},gpu", state)
+    state = provider.create(unpinned).outs
+    zones = fake_ocm.pools(MULTI_AZ)["gpu"]["availability_zones"]
+    assert len(zones) == 3 and "availability_zones" not in state["body"]
+    assert provider.diff(f"{MULTI_AZ},gpu", state, unpinned).changes is False
+
+
+def test_dropping_a_subnet_pin_replaces_the_pool(provider, fake_ocm: FakeOcm) -> None:
+    pinned = checked(provider, inputs(fake_ocm, body=gpu_body(subnets=["subnet-1"])))
+    state = provider.create(pinned).outs
+    diff = provider.diff(GPU, state, checked(provider, inputs(fake_ocm)))
+    assert diff.replaces == ["body.subnets"] and diff.delete_before_replace is True
+
+
 def test_a_rotated_token_updates_without_touching_the_pool(provider, fake_ocm) -> None:
     state = provider.create(checked(provider, inputs(fake_ocm))).outs
     fake_ocm.offline_token = "offline-rotated"
@@ -237,7 +283,7 @@ def test_an_unknown_instance_type_in_preview_means_replace(provider, fake_ocm) -
     assert provider.diff(GPU, state, news).replaces == ["body.instance_type"]
 
 
-# -- read and import -----------------------------------------------------------------------
+# -- read ----------------------------------------------------------------------------------
 
 
 def test_read_refreshes_drift_and_reports_deletion(provider, fake_ocm: FakeOcm) -> None:
@@ -255,9 +301,12 @@ def test_read_refreshes_drift_and_reports_deletion(provider, fake_ocm: FakeOcm) 
     assert gone.id == "" and gone.outs == {}
 
 
-def test_import_by_cluster_and_pool_id(provider, fake_ocm: FakeOcm) -> None:
+def test_a_get_reads_the_pool_by_cluster_and_pool_id(provider, fake_ocm: FakeOcm) -> None:
+    """A read resource (`ResourceOptions(id=...)`): the engine's Read carries the program's
+    inputs. (`pulumi import` carries none and never reaches the provider: see
+    test_ocm_dynamic_provider_protocol.py.)"""
     fake_ocm.put_pool(SINGLE_AZ, checked(provider, inputs(fake_ocm))["body"])
-    program = inputs(fake_ocm)  # an import reads with the program's inputs
+    program = inputs(fake_ocm)
     imported = provider.read(GPU, program)
     assert imported.id == GPU
     assert imported.outs["pool_id"] == "gpu"
@@ -271,15 +320,24 @@ def test_import_by_cluster_and_pool_id(provider, fake_ocm: FakeOcm) -> None:
         "token",
     }
     assert provider.diff(GPU, imported.outs, checked(provider, program)).changes is False
+    assert BODY_FROM_OCM not in imported.outs
 
 
-def test_import_without_a_body_keeps_every_managed_field(provider, fake_ocm) -> None:
+def test_a_read_without_a_body_keeps_every_managed_field(provider, fake_ocm) -> None:
     fake_ocm.put_pool(SINGLE_AZ, gpu_body(root_volume=None))
     bare = {k: v for k, v in inputs(fake_ocm).items() if k != "body"}
     imported = provider.read(GPU, bare)
     body = imported.outs["body"]
     assert body["root_volume"] == {"aws": {"size": 300}}  # OCM's default, now on record
     assert body["availability_zones"] == ["us-east-1a"]
+    assert imported.outs[BODY_FROM_OCM] is True
+    # What OCM filled in is no reason to replace: a program leaving it out keeps it, and a
+    # refresh keeps the mark.
+    program = checked(provider, inputs(fake_ocm, body=gpu_body(root_volume=None)))
+    assert provider.diff(GPU, imported.outs, program).changes is False
+    refreshed = provider.read(GPU, imported.outs)
+    assert refreshed.outs[BODY_FROM_OCM] is True
+    assert provider.diff(GPU, refreshed.outs, program).changes is False
 
 
 def test_read_rejects_a_malformed_id_or_another_cluster(provider, fake_ocm) -> None:
@@ -344,7 +402,10 @@ def test_create_refuses_someone_elses_pool(provider, fake_ocm) -> None:
     assert "'gpu' already exists on cluster 'cluster-1az'" in message
     assert "instance_type: has 'm5.xlarge', wanted 'g4dn.xlarge'" in message
     assert "labels: has {'owner': 'them'}" in message
-    assert "Import it (id 'cluster-1az,gpu')" in message
+    # Only what works: no import (a dynamic resource can't be imported, pulumi/pulumi#16175).
+    assert "Import it" not in message
+    assert "`rosa delete machinepool --cluster=cluster-1az gpu`" in message
+    assert "`pool_name`" in message and "declare it exactly as it is, which adopts it" in message
     assert fake_ocm.pools(SINGLE_AZ)["gpu"]["instance_type"] == "m5.xlarge"  # untouched
 
 

@@ -11,7 +11,7 @@ import pytest
 from nodepools.devices.accelerator_stack import AcceleratorStack
 from nodepools.offline import ProgramError, run
 from nodepools.specs import SpecError
-from nodepools.specs.accelerator_releases import plan_addons, plan_releases
+from nodepools.specs.accelerator_releases import cluster_prerequisites, plan_addons, plan_releases
 from nodepools.specs.accelerator_stack import MIG_PROFILES, AcceleratorStackArgs
 from nodepools.specs.accelerators import lookup_accelerator
 from nodepools.specs.base import parse_spec
@@ -66,6 +66,10 @@ def test_operator_on_rosa_installs_driver_keeps_chart_tolerations_and_uses_drive
     )
     assert plan.values["driver"] == {"enabled": True}
     assert plan.values["operator"] == {"use_ocp_driver_toolkit": True}
+    # OpenShift: the chart's SCC for its operator pod, and not its upstream NFD subchart
+    # (no SCC for its hostPath DaemonSet, and no OSTREE_VERSION label for the Driver Toolkit).
+    assert plan.values["platform"] == {"openshift": True}
+    assert plan.values["nfd"] == {"enabled": False}
     assert plan.values["daemonsets"]["tolerations"] == [
         # The chart's own default first: setting the list would otherwise drop it.
         {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"},
@@ -81,6 +85,30 @@ def test_driver_default_off_on_eks_and_oke_charts():
         (plan,) = plan_releases("acc", spec(platform=platform, **extra))
         assert plan.values["driver"] == {"enabled": False}, platform
         assert "operator" not in plan.values
+        # Off OpenShift the chart's defaults stand: its bundled NFD, no OpenShift SCC.
+        assert "platform" not in plan.values and "nfd" not in plan.values
+
+
+def test_rosa_gpu_operator_names_red_hats_nfd_operator_as_a_prerequisite():
+    no_execute = {"key": "team", "value": "ml", "effect": "NoExecute"}
+    rosa = spec(platform="rosa", pools=[pool("gpu", "p5.48xlarge", GPU_TAINT)])
+    (needed,) = cluster_prerequisites(rosa)
+    assert "Node Feature Discovery Operator" in needed and "`nfd`" in needed
+    assert "workerTolerations" not in needed  # nfd-worker tolerates NoSchedule itself
+    tainted = spec(platform="rosa", pools=[pool("gpu", "p5.48xlarge", GPU_TAINT, no_execute)])
+    (needed,) = cluster_prerequisites(tainted)
+    assert "`spec.operand.workerTolerations`" in needed and "team=ml:NoExecute" in needed
+    # Only the GPU Operator on ROSA relies on it.
+    assert cluster_prerequisites(spec()) == []
+    assert cluster_prerequisites(spec(platform="rosa", nvidia={"mode": "device-plugin"})) == []
+    assert cluster_prerequisites(spec(platform="rosa", pools=[pool("cpu", "m5.large")])) == []
+
+    capture = run(lambda: AcceleratorStack("acc", tainted))
+    (stack,) = capture.components()
+    assert stack.inputs["prerequisites"] == [needed]
+    assert (
+        "prerequisites" not in run(lambda: AcceleratorStack("acc", spec())).components()[0].inputs
+    )
 
 
 def test_mig_strategy_none_is_sent_as_none():
@@ -401,3 +429,20 @@ def test_a_program_hands_the_advertised_resources_to_recipes_and_quotas():
     (node_pool,) = capture.by_type("oci:ContainerEngine/nodePool:NodePool")
     labels = {kv["key"]: kv["value"] for kv in node_pool.inputs["initialNodeLabels"]}
     assert labels["nvidia.com/mig.config"] == "all-3g.40gb"
+
+
+def test_the_rosa_plan_device_report_names_the_nfd_prerequisite(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    from nodepools.planning import plan_stack
+
+    for name in ("RHCS_TOKEN", "OCM_TOKEN"):
+        monkeypatch.delenv(name, raising=False)
+    stacks = Path(__file__).resolve().parents[2] / "stacks"
+    result = plan_stack("rosa-gpu", stacks_dir=stacks)
+    assert result.error is None and result.ok
+    (section,) = [s for s in result.sections if s.title == "Device software"]
+    assert section.lines[-1].startswith(
+        "gpu-operator needs, installed beforehand: Red Hat's Node Feature Discovery Operator"
+    )
+    assert section.failures == 0  # a prerequisite is stated, not counted as a failure
