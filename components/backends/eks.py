@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any, cast
@@ -21,7 +22,9 @@ from nodepools.backends.eks_scaling import DESIRED_SIZE_PATH, DesiredSize, desir
 from nodepools.backends.provider_resource import EksNodeGroup, present
 from nodepools.pools.node_role import NodeRole
 from nodepools.specs.accelerators import AMD_GPU, NVIDIA_GPU
+from nodepools.specs.base import Issue, SpecError, format_path
 from nodepools.specs.eks_ami import default_ami_type
+from nodepools.specs.labels import LABEL_VALUE_MAX
 from nodepools.specs.node_role import NodeRoleArgs
 from nodepools.specs.pools import ResolvedPool
 
@@ -62,14 +65,28 @@ def ami_type_for(pool: ResolvedPool) -> str | None:
 GPU_NODE_LABEL = "k8s.amazonaws.com/accelerator"
 
 
+# A run of what a label value can't hold (with any `-` around it): one `-` stands for it.
+_NOT_IN_LABEL_VALUE = re.compile(r"[^a-z0-9._]+")
+
+
+def gpu_label_value(vendor: str, model: str) -> str:
+    """`<vendor>-<model>` lowercase (`nvidia-a10g`), always a valid label value: `model` is
+    free text (`RTX PRO 6000 Blackwell`), so each run of characters a label value can't
+    hold becomes one `-` (`nvidia-rtx-pro-6000-blackwell`), and the value is cut to 63
+    characters and ends trimmed to alphanumerics. EKS refuses the node group (and a custom
+    AMI's kubelet its `--node-labels`) for any other value."""
+    text = f"{vendor}-{model}".lower() if model else vendor
+    value = _NOT_IN_LABEL_VALUE.sub("-", text)[:LABEL_VALUE_MAX]
+    return value.strip("-_.")
+
+
 def node_labels(pool: ResolvedPool) -> dict[str, str]:
     """The node group's labels: the pool's, plus the autoscaler's GPU label on GPU pools."""
     accelerator = pool.accelerator
     if accelerator is None or accelerator.resource not in (NVIDIA_GPU, AMD_GPU):
         return dict(pool.labels)
-    model = (accelerator.model or "").lower()
     vendor = "amd" if accelerator.resource == AMD_GPU else "nvidia"
-    return {**pool.labels, GPU_NODE_LABEL: f"{vendor}-{model}" if model else vendor}
+    return {**pool.labels, GPU_NODE_LABEL: gpu_label_value(vendor, accelerator.model)}
 
 
 def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
@@ -90,6 +107,70 @@ def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
     for resource, count in pool.extra_limits.items():
         tags[f"{CA_TEMPLATE}/resources/{resource}"] = str(count)
     return dict(sorted(tags.items()))
+
+
+# EKS's own limits on a node group's labels and taints, stricter than Kubernetes' (a key
+# there may have a 253-character prefix before its 63-character name, a label value may be
+# empty): the EKS API's `labelKey` and `labelValue` are 1 to 63 characters, `taintKey` 1 to
+# 63, `taintValue` 0 to 63 (botocore's EKS model; pulumi_aws `NodeGroupTaint`: "Maximum
+# length of 63"), and a node group has at most 50 taints (terraform-provider-aws
+# `aws_eks_node_group` `taint` MaxItems). Values of at most 63 characters are Kubernetes'
+# own rule, checked by the spec everywhere.
+EKS_LABEL_KEY_MAX = 63
+EKS_TAINT_KEY_MAX = 63
+EKS_TAINTS_MAX = 50
+
+
+def node_group_issues(pool: ResolvedPool) -> list[Issue]:
+    """What EKS would refuse in the node group's labels and taints (its limits above), each
+    at its path with the value quoted; the labels checked are the ones sent (`node_labels`)."""
+    issues: list[Issue] = []
+    for key, value in node_labels(pool).items():
+        path = format_path(("labels", key))
+        if len(key) > EKS_LABEL_KEY_MAX:
+            issues.append(
+                Issue(
+                    path,
+                    f"label key {key!r} is {len(key)} characters long; EKS allows node group "
+                    f"label keys of at most {EKS_LABEL_KEY_MAX} characters, prefix included: "
+                    "use a shorter prefix",
+                )
+            )
+        if not value:
+            issues.append(
+                Issue(
+                    path,
+                    f"label {key!r} has the empty value {value!r}; EKS refuses empty node "
+                    "group label values: give it one (e.g. 'true')",
+                )
+            )
+    if len(pool.taints) > EKS_TAINTS_MAX:
+        issues.append(
+            Issue(
+                "taints",
+                f"{len(pool.taints)} taints (the pool's defaults included); an EKS node group "
+                f"takes at most {EKS_TAINTS_MAX}",
+            )
+        )
+    for index, taint in enumerate(pool.taints):
+        if len(taint.key) > EKS_TAINT_KEY_MAX:
+            issues.append(
+                Issue(
+                    f"taints[{index}].key",
+                    f"taint key {taint.key!r} is {len(taint.key)} characters long; EKS "
+                    f"allows taint keys of at most {EKS_TAINT_KEY_MAX} characters, prefix "
+                    "included: use a shorter prefix",
+                )
+            )
+    return issues
+
+
+def check_node_group(pool: ResolvedPool) -> None:
+    """Raise SpecError when EKS would refuse the pool's node group (`node_group_issues`):
+    run by every EKS pool before anything is registered (`nodepools.backends.check_pool`)."""
+    issues = node_group_issues(pool)
+    if issues:
+        raise SpecError(f"pool {pool.component_name!r}", issues)
 
 
 def capacity_type(pool: ResolvedPool) -> str:
@@ -162,11 +243,12 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         if pool.autoscaled
         else DesiredSize(pool.min_nodes, follow_autoscaler=False)
     )
-    # With a launch template the root volume is its block device mapping: EKS refuses
-    # `disk_size` beside a launch template.
+    ami_type = ami_type_for(pool)
+    # With a launch template the volume for images (the root volume; Bottlerocket's data
+    # volume) is its block device mapping: EKS refuses `disk_size` beside a launch template.
     template = (
         build_launch_template(
-            name, pool, parent, launch_template_user_data(pool, node_labels(pool))
+            name, pool, parent, launch_template_user_data(pool, node_labels(pool)), ami_type
         )
         if needs_launch_template(pool)
         else None
@@ -214,7 +296,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             "nodeRepairConfig": {"enabled": pool.auto_repair}
             if pool.auto_repair is not None
             else None,
-            "amiType": ami_type_for(pool),
+            "amiType": ami_type,
             "releaseVersion": pool.release_version,
             "tags": pool_tags(pool),
         },

@@ -18,11 +18,10 @@ import pulumi
 import yaml
 from nodepools.backends.eks_network import build_network, pool_tags
 from nodepools.backends.provider_resource import Ec2LaunchTemplate, present
+from nodepools.specs.eks_ami import container_volume_device
 from nodepools.specs.node_settings import MIME_BOUNDARY, BootVolume, MetadataOptions, NodeConfig
 from nodepools.specs.pools import ResolvedPool
 
-# The root device of the EKS-optimized AL2023 AMIs.
-ROOT_DEVICE = "/dev/xvda"
 NODEADM_API = "node.eks.aws/v1alpha1"
 
 
@@ -73,14 +72,17 @@ def mime_user_data(document: dict[str, Any], script: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def block_device_mapping(pool: ResolvedPool) -> dict[str, Any] | None:
-    """The root volume: `boot_volume` in full, or `boot_volume_gb` (or the accelerator
-    default) with the volume defaults; None leaves the AMI's root volume as it is."""
+def block_device_mapping(pool: ResolvedPool, ami_type: str | None) -> dict[str, Any] | None:
+    """The volume that holds containers and images: `boot_volume` in full, or
+    `boot_volume_gb` (or the accelerator default) with the volume defaults; None leaves the
+    AMI's volumes as they are. It is the root volume /dev/xvda, except on a Bottlerocket
+    `ami_type` its data volume /dev/xvdb: Bottlerocket's OS volume keeps the AMI's size
+    (listing it here would resize the OS, not the room for images)."""
     if pool.boot_volume is None and pool.boot_volume_gb is None:
         return None
     volume = pool.boot_volume or BootVolume()
     return {
-        "deviceName": ROOT_DEVICE,
+        "deviceName": container_volume_device(ami_type),
         "ebs": present(
             volumeSize=pool.boot_volume_gb,
             volumeType=volume.type,
@@ -99,14 +101,16 @@ def build_launch_template(
     pool: ResolvedPool,
     parent: pulumi.Resource,
     user_data: pulumi.Input[str] | None,
+    ami_type: str | None,
 ) -> Ec2LaunchTemplate:
     """`<pool>-launch-template`, auto-named by Pulumi (so a replacement can't collide), with
-    the custom AMI (`imageId`) if the pool has one and `user_data` (base64).
+    the custom AMI (`imageId`) if the pool has one and `user_data` (base64); `ami_type` is
+    the node group's, whose family decides which volume the pool's size is for.
 
     A Capacity Block pool names its instance type here (EKS takes it from the template and
     the node group names none) with the `capacity-block` market type."""
     options = pool.metadata_options or MetadataOptions()
-    mapping = block_device_mapping(pool)
+    mapping = block_device_mapping(pool, ami_type)
     network = build_network(name, pool, parent)
     return Ec2LaunchTemplate(
         f"{name}-launch-template",

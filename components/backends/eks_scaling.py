@@ -33,9 +33,10 @@ DESIRED_SIZE_PATH = "scalingConfig.desiredSize"
 PACKAGE = "pulumi_aws"
 LIST_NODE_GROUPS = "aws:eks/getNodeGroups:getNodeGroups"
 DESCRIBE_NODE_GROUP = "aws:eks/getNodeGroup:getNodeGroup"
-# The provider's unique suffix after a name prefix: 26 digits (terraform-plugin-sdk
-# `id.PrefixedUniqueId`: a timestamp and a counter).
-_UNIQUE_SUFFIX = r"\d{26}"
+# The provider's unique suffix after a name prefix: 26 characters (terraform-plugin-sdk
+# `id.PrefixedUniqueId`, `%s%s%08x`): an 18-digit UTC timestamp to the ten-thousandth of a
+# second, then a counter in 8 lowercase hex digits (`...0000000a` is the tenth name).
+_UNIQUE_SUFFIX = r"\d{18}[0-9a-f]{8}"
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,12 @@ from typing import Any
 from nodepools.backends import BuiltPool
 from nodepools.json_values import is_dict, is_sequence
 from nodepools.specs.base import Issue, is_output
+from nodepools.specs.eks_ami import (
+    BOTTLEROCKET_DATA_DEVICE,
+    BOTTLEROCKET_OS_DEVICE,
+    ROOT_DEVICE,
+    WINDOWS_ROOT_DEVICE,
+)
 from nodepools.specs.karpenter_node_class import NodeClassArgs, ami_family
 from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
 from nodepools.specs.taints import Taint
@@ -58,10 +64,13 @@ def _block_devices(node_class: NodeClassArgs) -> list[dict[str, Any]]:
     )
     if family == "bottlerocket":
         return [
-            {"deviceName": "/dev/xvda", "ebs": {**volume, "volumeSize": _BOTTLEROCKET_OS_VOLUME}},
-            {"deviceName": "/dev/xvdb", "ebs": volume},
+            {
+                "deviceName": BOTTLEROCKET_OS_DEVICE,
+                "ebs": {**volume, "volumeSize": _BOTTLEROCKET_OS_VOLUME},
+            },
+            {"deviceName": BOTTLEROCKET_DATA_DEVICE, "ebs": volume},
         ]
-    device = "/dev/sda1" if family.startswith("windows") else "/dev/xvda"
+    device = WINDOWS_ROOT_DEVICE if family.startswith("windows") else ROOT_DEVICE
     return [{"deviceName": device, "ebs": volume, "rootVolume": True}]
 
 

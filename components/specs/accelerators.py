@@ -32,7 +32,14 @@ class Accelerator(SpecModel):
     )
     count: int = Field(ge=1, description="Accelerators per node (resource units). Required.")
     vendor: Vendor = Field(default="other", description="Maker; default `other`.")
-    model: str = Field(default="", description="Model, e.g. `T4`, `H100`; default empty.")
+    model: str = Field(
+        default="",
+        description="Model, e.g. `T4`, `H100`; default empty. Free text: on an EKS GPU pool "
+        "it names the GPU in the cluster autoscaler's `k8s.amazonaws.com/accelerator` label "
+        "as a valid label value: `nvidia-` or `amd-` and the model lowercased, each run of "
+        "characters other than letters, digits, `.` and `_` becoming one `-`, at most 63 "
+        "characters (`RTX PRO 6000` gives `nvidia-rtx-pro-6000`).",
+    )
     memory_mib: int | None = Field(
         default=None, gt=0, description="Memory of one accelerator in MiB; default None (unknown)."
     )

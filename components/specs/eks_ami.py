@@ -23,6 +23,30 @@ DEFAULT_AMI_TYPES: dict[tuple[str, str | None], str] = {
 }
 
 
+# The volumes of the EKS AMI families, one source for the EKS launch template and Karpenter's
+# EC2NodeClass. Amazon Linux (and the AL2023-based custom AMIs nodeadm boots) keep the OS,
+# containers and images on one root volume, /dev/xvda; Windows's root is /dev/sda1.
+# Bottlerocket keeps its OS on a small /dev/xvda and containers and images on a data
+# volume, /dev/xvdb (Karpenter's amifamily `Bottlerocket.DefaultBlockDeviceMappings` and
+# `EphemeralBlockDevice`): that is the volume a pool's boot volume size is for.
+ROOT_DEVICE = "/dev/xvda"
+WINDOWS_ROOT_DEVICE = "/dev/sda1"
+BOTTLEROCKET_OS_DEVICE = ROOT_DEVICE
+BOTTLEROCKET_DATA_DEVICE = "/dev/xvdb"
+
+
+def is_bottlerocket(ami_type: str | None) -> bool:
+    """Whether the EKS AMI type is a Bottlerocket one (`BOTTLEROCKET_x86_64_NVIDIA`, ...)."""
+    return ami_type is not None and ami_type.startswith("BOTTLEROCKET_")
+
+
+def container_volume_device(ami_type: str | None) -> str:
+    """The device of the volume that holds containers and images on a node group of
+    `ami_type` (None: EKS's default Amazon Linux AMI): Bottlerocket's data volume, else the
+    root volume."""
+    return BOTTLEROCKET_DATA_DEVICE if is_bottlerocket(ami_type) else ROOT_DEVICE
+
+
 def ami_architecture(ami_type: str) -> str | None:
     """The CPU architecture an AMI type boots, or None (CUSTOM: the launch template's AMI)."""
     if "ARM_64" in ami_type:

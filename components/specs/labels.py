@@ -30,6 +30,9 @@ PROJECT_LABEL = "nodepools.dev/project"
 PLATFORM_LABEL = "nodepools.dev/platform"
 DEFAULT_PLATFORM_ANNOTATION = "nodepools.dev/default-platform"
 
+# Kubernetes' longest label value (and name part of a key): 63 characters.
+LABEL_VALUE_MAX = 63
+
 _NAME = re.compile(r"^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
@@ -131,8 +134,11 @@ def label_value_problem(value: object) -> str | None:
     """Why `value` is not a Kubernetes label value, or None when it is."""
     if not isinstance(value, str):
         return f"label value {value!r} must be a string"
-    if len(value) > 63:
-        return f"label value {value!r} is {len(value)} characters long; at most 63 are allowed"
+    if len(value) > LABEL_VALUE_MAX:
+        return (
+            f"label value {value!r} is {len(value)} characters long; at most "
+            f"{LABEL_VALUE_MAX} are allowed"
+        )
     if value and not _NAME.fullmatch(value):
         return (
             f"label value {value!r} must be empty or alphanumerics, '-', '_' or '.', "

@@ -105,6 +105,38 @@ def test_only_the_pools_own_group_is_read():
     assert mocks.calls.count("aws:eks/getNodeGroup:getNodeGroup") == 1
 
 
+@pytest.mark.parametrize(
+    "suffix",
+    [
+        "2026112421150012340000000a",  # the provider's tenth name of a run: a hex counter
+        "202611242115001234deadbeef",
+    ],
+)
+def test_a_group_whose_counter_has_hex_digits_is_read(suffix):
+    # terraform-plugin-sdk `id.PrefixedUniqueId`: an 18-digit timestamp, then `%08x`.
+    mocks = ExistingGroups({node_group_name_prefix("gpu") + suffix: group("gpu", 1)})
+    node_group = plan(mocks, 3, 6)
+    # The live size 1 is read: min 3 excludes it, so 3 is sent rather than ignored.
+    assert node_group.inputs["scalingConfig"]["desiredSize"] == 3
+    assert node_group.options["ignoreChanges"] == []
+    assert mocks.calls.count("aws:eks/getNodeGroup:getNodeGroup") == 1
+
+
+@pytest.mark.parametrize(
+    "suffix",
+    [
+        "2026112421150012340000000A",  # the provider writes lowercase hex
+        "20261124211500123a00000001",  # a hex digit inside the timestamp
+        "202611242115001234000000001",  # 27 characters
+    ],
+)
+def test_a_name_the_provider_could_not_have_generated_is_not_read(suffix):
+    mocks = ExistingGroups({node_group_name_prefix("gpu") + suffix: group("gpu", 1)})
+    node_group = plan(mocks, 3, 6)
+    assert node_group.options["ignoreChanges"] == ["scalingConfig.desiredSize"]
+    assert "aws:eks/getNodeGroup:getNodeGroup" not in mocks.calls
+
+
 def test_a_failed_read_falls_back_to_the_autoscaler_with_a_warning(caplog):
     node_group = plan(ExistingGroups({}, fail=True), 3, 6)
     assert node_group.options["ignoreChanges"] == ["scalingConfig.desiredSize"]

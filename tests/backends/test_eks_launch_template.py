@@ -7,6 +7,7 @@ import base64
 
 import pytest
 from nodepools import GpuSpotPool, MachinePool
+from nodepools.backends.oke import RUN_USER_SCRIPT
 from nodepools.offline import run
 from nodepools.specs.base import SpecError
 
@@ -115,6 +116,83 @@ def test_boot_volume_in_full():
     assert "diskSize" not in group
 
 
+def _on(cluster: dict, args: dict):
+    capture = run(lambda: MachinePool("pool", {"cluster": cluster, "replicas": 1, **args}))
+    return capture.get(NODE_GROUP, "pool-node-group").inputs, capture.by_type(TEMPLATE)
+
+
+@pytest.mark.parametrize(
+    "ami_type",
+    [
+        "BOTTLEROCKET_x86_64",
+        "BOTTLEROCKET_x86_64_NVIDIA",
+        "BOTTLEROCKET_ARM_64",
+        "BOTTLEROCKET_ARM_64_NVIDIA",
+    ],
+)
+def test_bottlerocket_sizes_its_data_volume_and_keeps_its_os_volume(ami_type):
+    # Bottlerocket: the OS on a small /dev/xvda, containers and images on /dev/xvdb.
+    arm = "ARM_64" in ami_type
+    instance_type = (
+        ("g5g.2xlarge" if arm else "g5.xlarge")
+        if "NVIDIA" in ami_type
+        else ("m7g.large" if arm else "m5.large")
+    )
+    volume = {"size_gb": 200, "type": "gp3", "iops": 6000}
+    group, [template] = _on(
+        {**EKS, "ami_type": ami_type}, {"instance_type": instance_type, "boot_volume": volume}
+    )
+    assert group["amiType"] == ami_type
+    assert template.inputs["blockDeviceMappings"] == [
+        {
+            "deviceName": "/dev/xvdb",
+            "ebs": {
+                "volumeSize": 200,
+                "volumeType": "gp3",
+                "iops": 6000,
+                "encrypted": "true",
+                "deleteOnTermination": "true",
+            },
+        }
+    ]
+    assert "diskSize" not in group
+
+
+def test_bottlerocket_accelerator_default_size_goes_to_the_data_volume():
+    # An accelerator pool's 100 GiB default, the launch template made for IMDS options.
+    cluster = {**EKS, "ami_type": "BOTTLEROCKET_x86_64_NVIDIA"}
+    _, [template] = _on(
+        cluster, {"instance_type": "g5.xlarge", "metadata_options": {"http_tokens": "required"}}
+    )
+    [mapping] = template.inputs["blockDeviceMappings"]
+    assert mapping["deviceName"] == "/dev/xvdb" and mapping["ebs"]["volumeSize"] == 100
+
+
+@pytest.mark.parametrize(
+    ("cluster", "args"),
+    [
+        (EKS, {"instance_type": "g5.xlarge"}),  # AL2023_x86_64_NVIDIA, picked for the pool
+        ({**EKS, "ami_type": "AL2_x86_64_GPU"}, {"instance_type": "g5.xlarge"}),
+        ({**EKS, "ami_type": "AL2023_x86_64_STANDARD"}, {"instance_type": "m5.large"}),
+        # A custom AMI (CUSTOM: it boots nodeadm) has its root volume sized.
+        (
+            {
+                **EKS,
+                "endpoint": "https://ABC.gr7.us-east-1.eks.amazonaws.com",
+                "certificate_authority": "Y2VydA==",
+                "service_cidr": "10.100.0.0/16",
+            },
+            {"instance_type": "m5.large", "ami_id": "ami-0123456789abcdef0"},
+        ),
+    ],
+)
+def test_other_ami_types_size_the_root_volume(cluster, args):
+    volume = {"size_gb": 150}
+    _, [template] = _on(cluster, {**args, "boot_volume": volume})
+    [mapping] = template.inputs["blockDeviceMappings"]
+    assert mapping["deviceName"] == "/dev/xvda" and mapping["ebs"]["volumeSize"] == 150
+
+
 def test_oke_takes_max_pods_script_size_and_key():
     capture = run(
         lambda: GpuSpotPool(
@@ -131,7 +209,7 @@ def test_oke_takes_max_pods_script_size_and_key():
     assert pool["nodeConfigDetails"]["kmsKeyId"] == "ocid1.key.oc1..k"
     assert pool["nodeSourceDetails"]["bootVolumeSizeInGbs"] == "200"
     script = base64.b64decode(pool["nodeMetadata"]["user_data"]).decode()
-    assert "\necho hi\nNODEPOOLS_USER_DATA_EOF\nbash /var/run/nodepools-user-data.sh\n" in script
+    assert f"\necho hi\nNODEPOOLS_USER_DATA_EOF\n{RUN_USER_SCRIPT}\n" in script
     assert script.endswith(
         'bash /var/run/oke-init.sh --kubelet-extra-args "--register-with-taints='
         'nvidia.com/gpu=true:NoSchedule,spot=true:PreferNoSchedule --max-pods=64"\n'
