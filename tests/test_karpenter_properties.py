@@ -5,6 +5,7 @@ would accept; invalid args always fail with a SpecError raised by the spec's own
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from nodepools.backends.karpenter import render_manifests
 from nodepools.pools.karpenter_node_pool import prepare_pool
 from nodepools.specs import SpecError
 from nodepools.specs.accelerators import AWS_NEURON, CATALOG, NVIDIA_GPU
+from nodepools.specs.instance_types import catalog_names, instance_type
 from nodepools.specs.karpenter_restrictions import restricted_tag_problem
 from nodepools.validation import validate_manifest
 
@@ -58,9 +60,14 @@ TAG_KEY = st.from_regex(r"[A-Za-z][A-Za-z0-9 ._:/=+@-]{0,20}", fullmatch=True).f
 TAG_VALUE = st.from_regex(r"[A-Za-z0-9 ._:/=+@-]{1,20}", fullmatch=True)
 SELECTOR = st.dictionaries(TAG_KEY, st.one_of(TAG_VALUE, st.just("*")), min_size=1, max_size=3)
 
-# EC2 types only: Karpenter refuses OCI shapes.
+# EC2 types only: Karpenter refuses OCI shapes, and fractional GPUs (g6f, gr6f: a vGPU
+# profile such as `L4-3Q`), which it counts as 0 GPUs.
 NVIDIA_TYPES = sorted(
-    t for t, a in CATALOG.items() if a.resource == NVIDIA_GPU and not t.startswith(("VM.", "BM."))
+    t
+    for t, a in CATALOG.items()
+    if a.resource == NVIDIA_GPU
+    and not t.startswith(("VM.", "BM."))
+    and not re.search(r"-\d+Q$", a.model)
 )
 NEURON_TYPES = sorted(t for t, a in CATALOG.items() if a.resource == AWS_NEURON)
 
@@ -156,6 +163,16 @@ BUDGET = st.builds(
 )
 
 
+def _runs_on(requirements: dict[str, Any], arches: list[str]) -> bool:
+    """Whether some pinned type (or family) of `requirements` runs on one of `arches`."""
+    kube = {"x86_64": "amd64", "arm64": "arm64"}
+    names = set(requirements.get("instance_types", []))
+    families = set(requirements.get("instance_families", []))
+    names |= {n for n in catalog_names() if n.split(".", 1)[0] in families}
+    found = {kube[info.arch] for n in names if (info := instance_type(n)) is not None}
+    return not names or bool(found & set(arches))
+
+
 @st.composite
 def valid_args(draw: Any) -> dict[str, Any]:
     requirements, resource, step = draw(instance_choices())
@@ -170,7 +187,9 @@ def valid_args(draw: Any) -> dict[str, Any]:
     if ("spot" in capacity or "capacity_types" not in args) and draw(st.booleans()):
         args["spot"] = {}
     if draw(st.booleans()):
-        args["architectures"] = draw(_subset(["amd64", "arm64"]))
+        # Architectures none of the pinned types or families runs on are an error.
+        arches = draw(_subset(["amd64", "arm64"]))
+        args["architectures"] = arches if _runs_on(requirements, arches) else ["amd64", "arm64"]
     args["labels"] = draw(st.dictionaries(LABEL_KEY, LABEL_VALUE, max_size=4))
     # One taint per key and effect (two are an error, tested on their own).
     taints = requirements.get("taints", []) + draw(st.lists(TAINT, max_size=3))

@@ -17,6 +17,8 @@ class FleetContext:
     clusters: dict[str, Any] = field(default_factory=dict)
     invalid_clusters: set[str] = field(default_factory=set)  # declared, but reported as invalid
     pool_names: dict[tuple[str, str], str] = field(default_factory=dict)  # (cluster, pool) -> path
+    # (cluster, EC2NodeClass name) -> path of the entry that creates the class.
+    node_class_names: dict[tuple[str, str], str] = field(default_factory=dict)
     entries: dict[str, tuple[str, Any]] = field(default_factory=dict)  # name -> (component, args)
     built: dict[str, Any] = field(default_factory=dict)  # name -> component resource
     # (component class, name) -> (args, preflight result): what the constructors reuse.

@@ -284,8 +284,40 @@ def _validate_entry(
                     )
                 )
                 return None
+            if issue := _node_class_name_issue(path, name, model, resolved, cluster, ctx):
+                issues.append(issue)
+                return None
             ctx.pool_names[where] = path
     return FleetEntry(section, component, name, model, path)
+
+
+def _node_class_name_issue(
+    path: str, name: str, model: Any, resolved: Any, cluster: str, ctx: FleetContext
+) -> Issue | None:
+    """Two entries may not create two EC2NodeClasses of one name on one cluster: the class
+    is cluster-scoped, so pulumi-kubernetes would fail the second with AlreadyExists (older
+    providers let the two overwrite each other). Classes used by name (`node_class_name`)
+    are shared, not created, and may be named by any number of pools."""
+    class_name = getattr(resolved, "node_class_name", None)
+    if getattr(resolved, "node_class", None) is None or not isinstance(class_name, str):
+        return None
+    if getattr(getattr(model, "node_class", None), "name", None) is not None:
+        field, how = "node_class.name", "its `node_class.name`"
+    else:
+        field = "pool_name" if getattr(model, "pool_name", None) else "name"
+        how = "named after its pool"
+    where = (cluster, class_name)
+    if where in ctx.node_class_names:
+        return Issue(
+            f"{path}.{field}",
+            f"EC2NodeClass {class_name!r} ({how}) is already created on the same cluster "
+            f"({cluster}) by {ctx.node_class_names[where]}: an EC2NodeClass is "
+            "cluster-scoped, so creating it twice fails with AlreadyExists (or one overwrites "
+            "the other); give one of them another `node_class.name`, or have this pool use "
+            f"the other's class with `node_class_name: {class_name}` instead of `node_class`",
+        )
+    ctx.node_class_names[where] = f"{path} (entry {name!r}, {how})"
+    return None
 
 
 def cluster_identity(cluster: Any, reference: Any) -> str:

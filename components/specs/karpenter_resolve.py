@@ -16,7 +16,11 @@ from nodepools.specs.accelerators import (
     Accelerator,
 )
 from nodepools.specs.base import Issue, SpecError, format_path
-from nodepools.specs.karpenter_accelerators import AcceleratorProfile, accelerator_profile
+from nodepools.specs.karpenter_accelerators import (
+    AcceleratorProfile,
+    CountRange,
+    accelerator_profile,
+)
 from nodepools.specs.karpenter_args import (
     ACCELERATOR_CONSOLIDATE_AFTER,
     ACCELERATOR_CONSOLIDATION_POLICY,
@@ -40,7 +44,7 @@ from nodepools.specs.karpenter_labels import (
     NEURON_NAME_LABEL,
 )
 from nodepools.specs.karpenter_node_class import NodeClassArgs
-from nodepools.specs.karpenter_requirements import requirement_manifest
+from nodepools.specs.karpenter_requirements import NodeRequirement, requirement_manifest
 from nodepools.specs.labels import (
     POOL_LABEL,
 )
@@ -175,24 +179,51 @@ _FOLDED_LISTS = {
 _FOLDED_COUNTS = {GPU_COUNT_LABEL: "gpu_count", NEURON_COUNT_LABEL: "neuron_count"}
 
 
-def _least_count(operator: str, values: list[str]) -> int | None:
-    """The fewest devices per instance a count requirement admits (None: it admits 0)."""
-    numbers = [int(v) for v in values if v.isdigit()]
-    least = {
-        "In": min(numbers, default=0),
-        "Gt": numbers[0] + 1 if numbers else 0,
-        "Gte": numbers[0] if numbers else 0,
-        "Exists": 1,
-    }.get(operator, 0)
-    return least or None
+def _count_ranges(requirements: list[NodeRequirement]) -> dict[str, tuple[CountRange, str]]:
+    """What the requirements on each count key admit, by count arg, and the last such
+    requirement's path. A key whose requirements admit instances without the device (no
+    lower bound, `NotIn`, `DoesNotExist`) is not folded: it makes no accelerator pool."""
+    found: dict[str, tuple[CountRange, str]] = {}
+    for index, requirement in enumerate(requirements):
+        name = _FOLDED_COUNTS.get(requirement.key)
+        if name is None:
+            continue
+        numbers = [int(v) for v in requirement.values if v.isdigit()]
+        before = found[name][0] if name in found else CountRange()
+        values, low, high = before.values, before.low, before.high
+        match requirement.operator:
+            case "In":
+                listed = frozenset(numbers)
+                values = listed if values is None else values & listed
+            case "Gt" | "Gte":
+                low = max(low, numbers[0] + (requirement.operator == "Gt"))
+            case "Lt" | "Lte":
+                ceiling = numbers[0] - (requirement.operator == "Lt")
+                high = ceiling if high is None else min(high, ceiling)
+            case "Exists":
+                low = max(low, 1)
+            case _:
+                continue
+        found[name] = (CountRange(values, low, high), f"requirements[{index}].values")
+    return {name: (bounds, where) for name, (bounds, where) in found.items() if bounds.least}
 
 
-def folded_requirements(
-    args: KarpenterNodePoolArgs,
-) -> tuple[KarpenterNodePoolArgs, dict[str, str]]:
-    """`args` with the user's requirements on the convenience keys folded into the args the
-    accelerator profile reads, and where each folded arg came from (`requirements[i].values`),
-    so that a problem found in it is reported at the requirement."""
+@dataclass(frozen=True)
+class FoldedRequirements:
+    """The user's requirements on the convenience keys, folded into what the accelerator
+    profile reads (see `folded_requirements`)."""
+
+    args: KarpenterNodePoolArgs
+    origin: dict[str, str]  # folded arg -> the requirement it came from
+    counts: dict[str, CountRange]  # count arg -> what the requirements on its key admit
+
+
+def folded_requirements(args: KarpenterNodePoolArgs) -> FoldedRequirements:
+    """`args` with the user's `In` requirements on the convenience keys folded into the args
+    the accelerator profile reads, what the requirements on a count key admit (only one
+    admitted value is an exact count; `Gt 4` is a bound), and where each folded arg came
+    from (`requirements[i].values`), so that a problem found in it is reported at the
+    requirement."""
     update: dict[str, Any] = {}
     origin: dict[str, str] = {}
     for index, requirement in enumerate(args.requirements):
@@ -203,14 +234,11 @@ def folded_requirements(
             if name == "gpu_manufacturers":
                 values = [v for v in values if v in ("nvidia", "amd")] or None
             update[name], origin[name] = values, where
-        elif requirement.key in _FOLDED_COUNTS:
-            name = _FOLDED_COUNTS[requirement.key]
-            least = _least_count(requirement.operator, requirement.values)
-            if least is not None:
-                update[name], origin[name] = least, where
-    if not update:
-        return args, origin
-    return args.model_copy(update=update), origin
+    counts: dict[str, CountRange] = {}
+    for name, (bounds, where) in _count_ranges(args.requirements).items():
+        counts[name], origin[name] = bounds, where
+    folded = args.model_copy(update=update) if update else args
+    return FoldedRequirements(folded, origin, counts)
 
 
 def _limit_issues(
@@ -341,12 +369,29 @@ def _efa_issues(args: KarpenterNodePoolArgs, origin: dict[str, str], issues: lis
     launches."""
     from nodepools.specs.instance_types import instance_type
 
+    listed = args.node_class.network_interfaces if args.node_class else None
+    interfaces = listed or []
+    wanted = sum(1 for i in interfaces if i.interface_type == "efa-only")
+    if args.efa and listed is not None and not wanted:
+        # Karpenter's efas() (pkg/providers/instancetype/types.go): a NodeClass that lists
+        # its network interfaces overrides the EFAs the instance type supports with the
+        # number of its `efa-only` entries, so every type then offers 0.
+        issues.append(
+            Issue(
+                "node_class.network_interfaces",
+                f"lists no 'efa-only' interface "
+                f"({[i.interface_type for i in interfaces]!r}) but `efa` is true: when the "
+                "node class lists its network interfaces, Karpenter counts only its "
+                "'efa-only' ones as a node's vpc.amazonaws.com/efa devices, so every instance "
+                "type offers 0 and pods requesting EFA stay Pending; add an 'efa-only' "
+                "interface per network card to use, remove `network_interfaces` (EFA as the "
+                "instance type offers), or set `efa` false",
+            )
+        )
     types = args.instance_types
     if not types:
         return
     path = origin.get("instance_types", "instance_types")
-    interfaces = (args.node_class.network_interfaces if args.node_class else None) or []
-    wanted = sum(1 for i in interfaces if i.interface_type == "efa-only")
     offered = {t: info.efa_interfaces for t in types if (info := instance_type(t)) is not None}
     if args.efa:
         without = sorted(t for t, count in offered.items() if count == 0)
@@ -380,9 +425,10 @@ def resolve_karpenter_pool(
     pool_name, name_issue = effective_pool_name(args.pool_name, component_name)
     if name_issue:
         issues.append(name_issue)
-    folded, origin = folded_requirements(args)
+    folding = folded_requirements(args)
+    folded, origin = folding.args, folding.origin
     reported = len(issues)
-    profile = accelerator_profile(folded, issues)
+    profile = accelerator_profile(folded, issues, folding.counts)
     _accelerator_issues(folded, profile, issues)
     issues[reported:] = [_at_origin(issue, origin) for issue in issues[reported:]]
     _limit_issues(args.limits, profile, issues)
