@@ -200,8 +200,11 @@ def test_flex_shape_sets_the_node_shape_config():
     )
     node_pool = capture.get(OKE_NODE_POOL, "cpu-shared-node-pool")
     assert node_pool.inputs["nodeShapeConfig"] == {"ocpus": 8, "memoryInGbs": 64}
-    # No accelerator: no taint, nothing to request.
-    assert "nodeMetadata" not in node_pool.inputs
+    # No accelerator: no taint, nothing to request. The user data is still sent (the plain
+    # OKE init script), so a pool that once had taints never keeps registering them.
+    script = base64.b64decode(node_pool.inputs["nodeMetadata"]["user_data"]).decode()
+    assert "oke_init_script" in script and "--register-with-taints" not in script
+    assert set(node_pool.inputs["nodeMetadata"]) == {"user_data"}
     outputs = capture.outputs_of(capture.get(TYPE, "cpu-shared"))
     assert (outputs["gpus_per_node"], outputs["total_gpus"]) == (0, 0)
     assert "resources" not in outputs["scheduling_info"]

@@ -25,7 +25,9 @@ BACKEND_MODULES: dict[str, str] = {
 # cluster kind -> "module:function" checking a ResolvedPool against that cloud's own rules
 # (raising SpecError) without importing its SDK: run by every pool before registering.
 BACKEND_CHECKS: dict[str, str] = {
+    "eks": "nodepools.backends.eks:check_node_group",
     "rosa": "nodepools.backends.ocm_machine_pool_body:machine_pool_body",
+    "oke": "nodepools.specs.clusters:check_oke_pool",
 }
 
 

@@ -8,6 +8,7 @@ import pulumi
 from nodepools.backends import BuiltPool
 from nodepools.backends.provider_resource import OkeNodePool, present
 from nodepools.specs.accelerators import is_flex
+from nodepools.specs.clusters import cloud_node_taints
 from nodepools.specs.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
 from nodepools.specs.node_settings import OKE_SCRIPT_EOF
 from nodepools.specs.pools import ResolvedPool
@@ -33,6 +34,27 @@ GROW_ROOT = "if [ -x /usr/libexec/oci-growfs ]; then /usr/libexec/oci-growfs -y;
 USER_SCRIPT_EOF = OKE_SCRIPT_EOF
 
 
+# Runs the pool's own `node_config.user_data` beside the bootstrap, never in its way: before
+# OKE's init script (so what it sets up is there when the kubelet starts, as EKS runs user
+# data parts before nodeadm starts the kubelet), and a failure is reported on stderr (the
+# cloud-init log) while the node still joins the cluster, as a failed part does on EKS.
+RUN_USER_SCRIPT = (
+    "bash /var/run/nodepools-user-data.sh || echo \"nodepools: the pool's node_config.user_data "
+    'script exited with status $?; bootstrapping the node anyway" >&2'
+)
+
+
+def kubelet_flags(taints: tuple[Taint, ...], max_pods: int | None = None) -> str:
+    """The kubelet flags the node starts with: `--register-with-taints` and `--max-pods`,
+    each when there is something to say ("" for neither)."""
+    flags: list[str] = []
+    if taints:
+        flags.append(f"--register-with-taints={','.join(str(t) for t in taints)}")
+    if max_pods is not None:
+        flags.append(f"--max-pods={max_pods}")
+    return " ".join(flags)
+
+
 def cloud_init(
     taints: tuple[Taint, ...],
     grow_root: bool = False,
@@ -41,25 +63,51 @@ def cloud_init(
 ) -> str:
     """The user-data script that registers the node with `taints` (after growing the root
     filesystem into a custom-sized boot volume when `grow_root`), with `--max-pods` when
-    given, after running the pool's own `user_script` when given."""
-    flags: list[str] = []
-    if taints:
-        flags.append(f"--register-with-taints={','.join(str(t) for t in taints)}")
-    if max_pods is not None:
-        flags.append(f"--max-pods={max_pods}")
+    given, after running the pool's own `user_script` when given (whose failure does not
+    stop the node from joining)."""
     script = (
         f"cat >/var/run/nodepools-user-data.sh <<'{USER_SCRIPT_EOF}'\n"
         f"{user_script.rstrip(chr(10))}\n{USER_SCRIPT_EOF}\n"
-        "bash /var/run/nodepools-user-data.sh\n"
+        f"{RUN_USER_SCRIPT}\n"
         if user_script is not None
         else ""
     )
-    extra = f' --kubelet-extra-args "{" ".join(flags)}"' if flags else ""
+    flags = kubelet_flags(taints, max_pods)
+    extra = f' --kubelet-extra-args "{flags}"' if flags else ""
     return (
         "#!/bin/bash\n"
         "set -euo pipefail\n" + (f"{GROW_ROOT}\n" if grow_root else "") + script + f"{OKE_INIT}\n"
         f"bash /var/run/oke-init.sh{extra}\n"
     )
+
+
+def node_metadata(pool: ResolvedPool) -> dict[str, str]:
+    """The node pool's `nodeMetadata`, always with `user_data`: OCI's provider keeps a
+    removed optional-and-computed `node_metadata` in state (pulumi-terraform-bridge#2152), so
+    a pool that stopped sending it would keep registering its old taints; and every pool
+    with a boot volume size needs the root filesystem grown into it.
+
+    With kubelet flags, `kubelet-extra-args` holds them as well: the OCI cluster autoscaler
+    reads the taints of an empty pool's node template only from that key (kubernetes/
+    autoscaler cluster-autoscaler/cloudprovider/oci/nodepools/registered_taints.go), so
+    without it a pending pod that does not tolerate them would scale the pool up from zero
+    for nothing. It is the very string the init script passes the kubelet, so whether OKE's
+    init reads the key too or not, the kubelet gets the same flags. Taints OKE adds itself
+    (the preemptible taint) are in neither: the pool's taints minus `cloud_node_taints`."""
+    config = pool.node_config
+    added = cloud_node_taints(pool.cluster, pool.spot is not None)
+    registered = tuple(t for t in pool.taints if t not in added)
+    max_pods = config.max_pods if config else None
+    script = cloud_init(
+        registered,
+        grow_root=pool.boot_volume_gb is not None,
+        max_pods=max_pods,
+        user_script=config.user_data if config else None,
+    )
+    metadata = {"user_data": base64.b64encode(script.encode()).decode()}
+    if registered:
+        metadata["kubelet-extra-args"] = kubelet_flags(registered, max_pods)
+    return metadata
 
 
 def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltPool:
@@ -69,7 +117,6 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     is its `nodepools.dev/pool` node label. Reviewed with every other resource type in
     tests/engines/test_replacement_names.py."""
     cluster = pool.cluster
-    config = pool.node_config
     # Preemptible capacity is OCI's spot: reclaimed at short notice, no bid price.
     preemptible = (
         {"preemptionAction": {"type": "TERMINATE", "isPreserveBootVolume": False}}
@@ -120,18 +167,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
             "initialNodeLabels": [
                 {"key": key, "value": value} for key, value in pool.labels.items()
             ],
-            "nodeMetadata": {
-                "user_data": base64.b64encode(
-                    cloud_init(
-                        pool.taints,
-                        grow_root=pool.boot_volume_gb is not None,
-                        max_pods=config.max_pods if config else None,
-                        user_script=config.user_data if config else None,
-                    ).encode()
-                ).decode()
-            }
-            if pool.taints or config is not None
-            else None,
+            "nodeMetadata": node_metadata(pool),
             # OKE pools have only a size; the bounds are kept where the cluster
             # autoscaler's configuration and our policies can read them.
             "freeformTags": {

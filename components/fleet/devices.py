@@ -96,6 +96,8 @@ def prepare_devices(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
         prepared["platform"] = kind
     if kind == "oke" and "oke_cluster_id" not in args:
         prepared["oke_cluster_id"] = cluster.cluster_id  # pyright: ignore[reportOptionalMemberAccess]
+    if kind == "oke" and "oke_cluster_type" not in args:
+        prepared["oke_cluster_type"] = cluster.cluster_type  # pyright: ignore[reportOptionalMemberAccess]
     ctx.device_pools[ctx.current or ""] = entry_of
     ctx.device_clusters[ctx.current or ""] = next(iter(clusters), "the Kubernetes provider's")
     _note_advertised(prepared, ctx, entry_of)

@@ -17,7 +17,11 @@ class GpuSpotPool(PoolComponent):
     """Spot accelerator capacity that scales from zero and keeps other pods off.
 
     Defaults: autoscaling 0..3, spot on, taints `<accelerator>=true:NoSchedule` and
-    `spot=true:PreferNoSchedule`, label `node-type=gpu` (see `GpuSpotPoolArgs`).
+    `spot=true:PreferNoSchedule`, label `node-type=gpu` (see `GpuSpotPoolArgs`). On OKE its
+    taints also hold `oci.oraclecloud.com/oke-is-preemptible:NoSchedule`, which OKE puts on
+    preemptible nodes itself (tolerated by its scheduling info, never registered), and
+    scale from zero needs `nvidia.com/gpu` nodes (the OCI cluster autoscaler's only GPU
+    resource): elsewhere give `autoscaling.min_replicas` of at least 1.
     """
 
     TYPE = "nodepools:index:GpuSpotPool"

@@ -18,7 +18,7 @@ import pulumi
 from nodepools.documentation import documented
 from nodepools.preflight import checked
 from nodepools.specs.base import Issue, SpecError, parse_spec
-from nodepools.specs.clusters import OkeAutoscalerAddon
+from nodepools.specs.clusters import OkeAutoscalerAddon, is_basic
 from nodepools.specs.oke_autoscaler_args import OkeClusterAutoscalerArgs
 
 
@@ -52,6 +52,11 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
             resolved = pool.resolved
             if resolved.cluster.kind != "oke" or not resolved.autoscaled:
                 issues.append(f"{resolved.pool_name!r} is not an autoscaled OKE pool")
+            elif is_basic(resolved.cluster):
+                issues.append(
+                    f"{resolved.pool_name!r} is on a basic OKE cluster (`cluster_type: "
+                    "basic`), which can't install add-ons; run the cluster autoscaler yourself"
+                )
         if len(clusters) > 1:
             issues.append(f"the pools are on {len(clusters)} clusters; one add-on per cluster")
         if issues:

@@ -94,7 +94,10 @@ class ServedPool(SpecModel):
         default=None, description="The accelerators of one node; default None (a CPU pool)."
     )
     taints: list[Taint] = Field(
-        default_factory=list[Taint], description="The pool's taints; default []."
+        default_factory=list[Taint],
+        description="The pool's taints, including those the cloud adds itself (an OKE "
+        "preemptible pool's `oci.oraclecloud.com/oke-is-preemptible:NoSchedule`, which "
+        "`AcceleratorStack.served` includes); default [].",
     )
     startup_taints: list[Taint] = Field(
         default_factory=list[Taint],
@@ -224,7 +227,12 @@ class Efa(SpecModel):
 class AcceleratorStackArgs(SpecModel):
     """The device software for a set of pools: vendors derived from their accelerators."""
 
-    platform: Platform = Field(description="`eks`, `rosa`, `oke` or `generic`. Required.")
+    platform: Platform = Field(
+        description="`eks`, `rosa`, `oke` or `generic`. Required. On `rosa` the GPU Operator "
+        "runs as on OpenShift, without the chart's own Node Feature Discovery: Red Hat's NFD "
+        "Operator (with a NodeFeatureDiscovery instance) must already run in the cluster, as "
+        "the plan's Device software section says."
+    )
     pools: list[ServedPool] = Field(
         min_length=1, description="The pools served; names unique. Required."
     )
@@ -263,6 +271,12 @@ class AcceleratorStackArgs(SpecModel):
         "Required with `platform: oke` and `oke_addons` when an NVIDIA or AMD pool is served "
         "(a fleet takes it from the pools' cluster).",
     )
+    oke_cluster_type: Literal["enhanced", "basic"] = Field(
+        default="enhanced",
+        description="The OKE cluster's type (an `OkeCluster`'s `cluster_type`); default "
+        "`enhanced`. A `basic` cluster can't install add-ons, so there `oke_addons` must be "
+        "false when an NVIDIA or AMD pool is served. A fleet takes it from the pools' cluster.",
+    )
 
     @property
     def uses_oke_addons(self) -> bool:
@@ -294,6 +308,19 @@ class AcceleratorStackArgs(SpecModel):
         for option, vendor in (("amd", "amd"), ("neuron", "aws"), ("nvidia", "nvidia")):
             if getattr(self, option) is not None and vendor not in vendors:
                 problems.append(Issue(option, f"set but no served pool has {vendor} accelerators"))
+        if (
+            self.uses_oke_addons
+            and vendors & {"nvidia", "amd"}
+            and self.oke_cluster_type == "basic"
+        ):
+            problems.append(
+                Issue(
+                    "oke_addons",
+                    "true can't be used: OKE's GPU plugin add-ons need an enhanced cluster "
+                    "and `oke_cluster_type` is 'basic' (basic clusters can't install "
+                    "add-ons); set `oke_addons: false` to install the Helm charts",
+                )
+            )
         if self.uses_oke_addons and vendors & {"nvidia", "amd"} and self.oke_cluster_id is None:
             problems.append(
                 Issue(

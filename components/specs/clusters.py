@@ -9,9 +9,21 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from nodepools.json_values import is_list
 from nodepools.specs.aws_tags import AwsTags
-from nodepools.specs.base import SpecModel, ValueNotShown, register_union_tags, wired
+from nodepools.specs.base import (
+    Issue,
+    PathError,
+    SpecError,
+    SpecModel,
+    ValueNotShown,
+    register_union_tags,
+    wired,
+)
 from nodepools.specs.rosa_cluster import RosaCluster
-from pydantic import Field, field_validator
+from nodepools.specs.taints import Taint
+from pydantic import Field, ValidationInfo, field_validator
+
+if TYPE_CHECKING:
+    from nodepools.specs.pools import ResolvedPool
 
 _EKS_AMI_TYPES = (
     "AL2023_x86_64_STANDARD",
@@ -184,13 +196,119 @@ class OkeCluster(SpecModel):
         pattern=r"^v\d+\.\d+\.\d+$",
         description="Node Kubernetes version such as `v1.31.1`; default None uses the cluster's.",
     )
+    # Before `cluster_autoscaler`, whose validator reads it.
+    cluster_type: Literal["enhanced", "basic"] = Field(
+        default="enhanced",
+        description="The cluster's OKE type (its `type`: `ENHANCED_CLUSTER` or "
+        "`BASIC_CLUSTER`; clusters created through the API or CLI without one are basic); "
+        "default `enhanced`. A `basic` cluster has no cluster add-ons, no node cycling, no "
+        "workload identity and at most 1,000 nodes (OCI docs, Comparing Enhanced Clusters "
+        "with Basic Clusters), so on one an autoscaled pool needs `cluster_autoscaler: null` "
+        "(run the cluster autoscaler yourself), a pool's `update` is refused, an "
+        "AcceleratorStack needs `oke_addons: false` and `cluster_autoscaler.auth_type` "
+        "can't be `workload`.",
+    )
     cluster_autoscaler: OkeAutoscalerAddon | None = Field(
         default_factory=OkeAutoscalerAddon,
         description="The Cluster Autoscaler add-on that resizes the cluster's autoscaled "
         "pools (one per cluster, fed by every autoscaled pool of it in the stack); default "
         "`{auth_type: instance}`. None: you run an autoscaler yourself (without one, an "
-        "autoscaled OKE pool never scales).",
+        "autoscaled OKE pool never scales); required on a `basic` cluster with autoscaled "
+        "pools, which can't install add-ons.",
     )
+
+    @field_validator("cluster_autoscaler")
+    @classmethod
+    def _workload_identity_is_enhanced(
+        cls, addon: OkeAutoscalerAddon | None, info: ValidationInfo
+    ) -> OkeAutoscalerAddon | None:
+        if (
+            addon is not None
+            and addon.auth_type == "workload"
+            and info.data.get("cluster_type") == "basic"
+        ):
+            raise PathError(
+                "auth_type",
+                "'workload' can't be used: workload identity needs an enhanced cluster and "
+                "`cluster_type` is 'basic'; use `auth_type: instance`",
+            )
+        return addon
+
+
+def is_basic(cluster: object) -> bool:
+    """Whether `cluster` is a basic OKE cluster (no add-ons, no node cycling)."""
+    return getattr(cluster, "kind", None) == "oke" and getattr(cluster, "cluster_type", None) == (
+        "basic"
+    )
+
+
+# OKE taints every node on preemptible capacity itself (OCI docs, "Using Preemptible
+# Capacity to Provision Worker Nodes"); NoSchedule with no value to match, as
+# oracle/karpenter-provider-oci documents it (FAQ: "Spot / preemptible nodes").
+OKE_PREEMPTIBLE_TAINT = Taint(key="oci.oraclecloud.com/oke-is-preemptible", effect="NoSchedule")
+
+
+def cloud_node_taints(cluster: object, spot: bool) -> list[Taint]:
+    """Taints the cloud puts on a pool's nodes by itself: part of the pool's taints (so its
+    scheduling info, recipes, Kueue flavors and device software tolerate them), never
+    registered by its backend. OKE's preemptible taint on a spot pool; none elsewhere."""
+    if spot and getattr(cluster, "kind", None) == "oke":
+        return [OKE_PREEMPTIBLE_TAINT]
+    return []
+
+
+# The OCI cluster autoscaler models a node of an empty pool from its shape and offers its
+# GPUs only as this resource (kubernetes/autoscaler, cluster-autoscaler/cloudprovider/oci:
+# nodepools/oci_manager.go `buildNodeFromTemplate`, instancepools/consts `ResourceGPU`).
+OCI_AUTOSCALER_GPU_RESOURCE = "nvidia.com/gpu"
+
+
+def check_oke_pool(pool: ResolvedPool) -> None:
+    """Raise SpecError for what OKE can't do with `pool` (run by every pool on an OKE cluster
+    before it registers anything): the enhanced-cluster features a basic cluster lacks, and
+    scale from zero the OCI cluster autoscaler can't do."""
+    cluster = pool.cluster
+    issues: list[Issue] = []
+    if is_basic(cluster) and pool.update is not None:
+        issues.append(
+            Issue(
+                "update",
+                f"{pool.update.model_dump(exclude_none=True)!r} can't be used: it is OKE's "
+                "node cycling, which basic clusters don't have (`cluster.cluster_type` is "
+                "'basic'); remove `update`, or upgrade the cluster to enhanced and set "
+                "`cluster_type: enhanced`",
+            )
+        )
+    bounds = f"{pool.min_nodes}..{pool.max_nodes}"
+    if pool.autoscaled and is_basic(cluster) and cluster.cluster_autoscaler is not None:
+        issues.append(
+            Issue(
+                "autoscaling",
+                f"{bounds} needs a cluster autoscaler, and the cluster's `cluster_autoscaler` "
+                "would install OKE's ClusterAutoscaler add-on, which basic clusters can't "
+                "install (`cluster.cluster_type` is 'basic'); set the cluster's "
+                "`cluster_autoscaler: null` and run the cluster autoscaler yourself, use "
+                "fixed `replicas`, or an enhanced cluster",
+            )
+        )
+    accelerator = pool.node_accelerator
+    if (
+        pool.autoscaled
+        and pool.min_nodes == 0
+        and accelerator is not None
+        and accelerator.resource != OCI_AUTOSCALER_GPU_RESOURCE
+    ):
+        issues.append(
+            Issue(
+                "autoscaling.min_replicas",
+                f"0 (autoscaling {bounds}) can't be used: the OCI cluster autoscaler models an "
+                f"empty node pool with GPUs only as `{OCI_AUTOSCALER_GPU_RESOURCE}`, so pods "
+                f"asking for `{accelerator.resource}` never scale this pool up from zero; "
+                "set `min_replicas` to at least 1",
+            )
+        )
+    if issues:
+        raise SpecError(f"pool {pool.component_name!r}", issues)
 
 
 register_union_tags("eks", "oke", "rosa")
@@ -221,6 +339,9 @@ class ClusterCapabilities(SpecModel):
     max_nodes: int = Field(description="Most nodes one pool can ask for on this cloud.")
     max_nodes_why: str = Field(description="Where that limit comes from, quoted in errors.")
 
+
+# Managed nodes a basic OKE cluster holds (an enhanced one: the capabilities' 2,000).
+OKE_BASIC_MAX_NODES = 1000
 
 CAPABILITIES: dict[str, ClusterCapabilities] = {
     "eks": ClusterCapabilities(
@@ -278,6 +399,8 @@ def capabilities_for(cluster: object, *, single_zone: bool = False) -> ClusterCa
     caps = CAPABILITIES.get(kind) if isinstance(kind, str) else None
     if caps is not None and getattr(cluster, "multi_az", False) is True and not single_zone:
         return caps.model_copy(update={"replicas_multiple": caps.multi_az_replicas_multiple})
+    if caps is not None and is_basic(cluster):
+        return caps.model_copy(update={"max_nodes": OKE_BASIC_MAX_NODES})
     return caps
 
 

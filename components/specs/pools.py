@@ -20,6 +20,7 @@ from nodepools.specs.clusters import (
     ClusterTarget,
     boot_volume_problem,
     capabilities_for,
+    cloud_node_taints,
     default_boot_volume_gb,
 )
 from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
@@ -612,7 +613,11 @@ def resolve_pool(
         **(extra_labels or {}),
         POOL_LABEL: pool_name,
     }
-    taints = merge_taints(default_taints or [], args.taints)
+    # What the cloud taints the nodes with itself comes last: pods must tolerate it as it is.
+    taints = merge_taints(
+        merge_taints(default_taints or [], args.taints),
+        cloud_node_taints(args.cluster, args.spot is not None),
+    )
     return ResolvedPool(
         component_name=component_name,
         pool_name=pool_name,

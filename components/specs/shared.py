@@ -15,7 +15,12 @@ from nodepools.specs.accelerators import (
     lookup_accelerator,
 )
 from nodepools.specs.base import PathError, SpecError, SpecModel
-from nodepools.specs.clusters import ClusterTarget, boot_volume_problem, default_boot_volume_gb
+from nodepools.specs.clusters import (
+    ClusterTarget,
+    boot_volume_problem,
+    cloud_node_taints,
+    default_boot_volume_gb,
+)
 from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
 from nodepools.specs.labels import (
     POOL_LABEL,
@@ -170,9 +175,11 @@ class SharedNodePoolArgs(SpecModel):
     spot: Spot | None = Field(
         default=None,
         description="Spot (EKS; ROSA, where `max_price` may cap it) or preemptible (OKE, VM "
-        "shapes only) capacity when set; default None (on-demand). A spot pool is also tainted `spot=true:PreferNoSchedule` "
-        "(unless `taints` has that key and effect), and recipes placed on it get a "
-        "PodDisruptionBudget (see the recipe's `disruption_budget`).",
+        "shapes only) capacity when set; default None (on-demand). A spot pool is also "
+        "tainted `spot=true:PreferNoSchedule` (unless `taints` has that key and effect); on "
+        "OKE its nodes also carry `oci.oraclecloud.com/oke-is-preemptible:NoSchedule`, which "
+        "OKE adds itself and the pool's scheduling info and recipes tolerate. Recipes placed "
+        "on a spot pool get a PodDisruptionBudget (see the recipe's `disruption_budget`).",
     )
     network: NetworkSetting = None
     capacity_reservation: CapacityReservationSetting = None
@@ -266,8 +273,14 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
         max_nodes=args.size,
         autoscaled=False,
         labels=dict(sorted(labels.items())),
+        # What the cloud taints the nodes with itself (OKE's preemptible taint) comes last.
         taints=tuple(
-            merge_taints(default_shared_taints(accelerator, args.spot is not None), args.taints)
+            merge_taints(
+                merge_taints(
+                    default_shared_taints(accelerator, args.spot is not None), args.taints
+                ),
+                cloud_node_taints(args.cluster, args.spot is not None),
+            )
         ),
         spot=args.spot,
         boot_volume_gb=args.boot_volume_gb
@@ -313,7 +326,9 @@ class SharedPoolDescription(SpecModel):
         default=None,
         description="All taints of the pool's nodes; default None: the ones a SharedNodePool "
         "has by default (`<accelerator resource>=true:NoSchedule` on accelerator shapes, and "
-        "`spot=true:PreferNoSchedule` with `spot`).",
+        "`spot=true:PreferNoSchedule` with `spot`). For an OKE preemptible pool list "
+        "`oci.oraclecloud.com/oke-is-preemptible:NoSchedule` too: OKE taints its nodes "
+        "with it (`SharedNodePool.pool_description` includes it).",
     )
     spot: bool = Field(
         default=False,
