@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import ipaddress
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from nodepools.json_values import is_list
@@ -19,7 +20,7 @@ from nodepools.specs.base import (
     wired,
 )
 from nodepools.specs.rosa_cluster import RosaCluster
-from nodepools.specs.taints import Taint
+from nodepools.specs.taints import Taint, merge_taints
 from pydantic import Field, ValidationInfo, field_validator
 
 if TYPE_CHECKING:
@@ -255,6 +256,15 @@ def cloud_node_taints(cluster: object, spot: bool) -> list[Taint]:
     if spot and getattr(cluster, "kind", None) == "oke":
         return [OKE_PREEMPTIBLE_TAINT]
     return []
+
+
+def pool_taints(
+    defaults: Iterable[Taint], taints: Iterable[Taint], cluster: object, spot: bool
+) -> tuple[Taint, ...]:
+    """A pool's taints: its kind's `defaults`, overridden by the user's `taints` (same key
+    and effect), then what the cloud taints its nodes with itself (`cloud_node_taints`),
+    last because pods must tolerate those as the cloud writes them."""
+    return tuple(merge_taints(defaults, [*taints, *cloud_node_taints(cluster, spot)]))
 
 
 # The OCI cluster autoscaler models a node of an empty pool from its shape and offers its

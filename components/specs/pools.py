@@ -20,8 +20,8 @@ from nodepools.specs.clusters import (
     ClusterTarget,
     boot_volume_problem,
     capabilities_for,
-    cloud_node_taints,
     default_boot_volume_gb,
+    pool_taints,
 )
 from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
 from nodepools.specs.instance_types import architecture, instance_type
@@ -46,7 +46,7 @@ from nodepools.specs.pool_settings import (
     single_zone,
 )
 from nodepools.specs.scaling import Scaling, Spot
-from nodepools.specs.taints import Taint, Taints, merge_taints
+from nodepools.specs.taints import Taint, Taints
 from pydantic import (
     ConfigDict,
     Field,
@@ -613,11 +613,7 @@ def resolve_pool(
         **(extra_labels or {}),
         POOL_LABEL: pool_name,
     }
-    # What the cloud taints the nodes with itself comes last: pods must tolerate it as it is.
-    taints = merge_taints(
-        merge_taints(default_taints or [], args.taints),
-        cloud_node_taints(args.cluster, args.spot is not None),
-    )
+    taints = pool_taints(default_taints or [], args.taints, args.cluster, args.spot is not None)
     return ResolvedPool(
         component_name=component_name,
         pool_name=pool_name,
@@ -627,7 +623,7 @@ def resolve_pool(
         max_nodes=max_nodes,
         autoscaled=autoscaled,
         labels=dict(sorted(labels.items())),
-        taints=tuple(taints),
+        taints=taints,
         spot=args.spot,
         boot_volume_gb=args.boot_volume_gb
         or (args.boot_volume.size_gb if args.boot_volume else None)

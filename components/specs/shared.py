@@ -18,8 +18,8 @@ from nodepools.specs.base import PathError, SpecError, SpecModel
 from nodepools.specs.clusters import (
     ClusterTarget,
     boot_volume_problem,
-    cloud_node_taints,
     default_boot_volume_gb,
+    pool_taints,
 )
 from nodepools.specs.instance_checks import instance_type_problem, missing_accelerator_problem
 from nodepools.specs.labels import (
@@ -58,7 +58,7 @@ from nodepools.specs.pools import (
     flex_size_field,
 )
 from nodepools.specs.scaling import Spot
-from nodepools.specs.taints import Taint, Taints, merge_taints
+from nodepools.specs.taints import Taint, Taints
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
 # Set by the pool itself; a user value would break matching or the pool's identity.
@@ -273,14 +273,11 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
         max_nodes=args.size,
         autoscaled=False,
         labels=dict(sorted(labels.items())),
-        # What the cloud taints the nodes with itself (OKE's preemptible taint) comes last.
-        taints=tuple(
-            merge_taints(
-                merge_taints(
-                    default_shared_taints(accelerator, args.spot is not None), args.taints
-                ),
-                cloud_node_taints(args.cluster, args.spot is not None),
-            )
+        taints=pool_taints(
+            default_shared_taints(accelerator, args.spot is not None),
+            args.taints,
+            args.cluster,
+            args.spot is not None,
         ),
         spot=args.spot,
         boot_volume_gb=args.boot_volume_gb
