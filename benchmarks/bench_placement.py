@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from nodepools.specs.accelerators import lookup_accelerator  # noqa: E402
+from nodepools.specs.catalog.accelerators import lookup_accelerator  # noqa: E402
 from nodepools.workloads.placement import RecipeDemand, SharedPool, place_recipes  # noqa: E402
 
 RECIPES = 10_000

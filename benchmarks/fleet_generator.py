@@ -244,7 +244,7 @@ def _recipes(pools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _has_accelerator(pool: dict[str, Any]) -> bool:
-    from nodepools.specs.accelerators import lookup_accelerator
+    from nodepools.specs.catalog.accelerators import lookup_accelerator
 
     return lookup_accelerator(pool["instance_type"]) is not None
 

@@ -16,7 +16,7 @@ from nodepools._lazy import lazy_exports
 _EXPORTS: dict[str, str] = {
     "Accelerator": ".specs",
     "AcceleratorStack": ".devices.accelerator_stack",
-    "AcceleratorStackArgs": ".specs.accelerator_stack",
+    "AcceleratorStackArgs": ".specs.devices.args",
     "EksCluster": ".specs",
     "GpuSpotPool": ".pools.gpu_spot_pool",
     "GpuSpotPoolArgs": ".specs",
@@ -25,26 +25,26 @@ _EXPORTS: dict[str, str] = {
     "MachinePool": ".pools.machine_pool",
     "MachinePoolArgs": ".specs",
     "NodeRole": ".pools.node_role",
-    "NodeRoleArgs": ".specs.node_role",
+    "NodeRoleArgs": ".specs.pools.node_role",
     "OkeCluster": ".specs",
     "OkeClusterAutoscaler": ".pools.oke_autoscaler",
-    "OkeClusterAutoscalerArgs": ".specs.oke_autoscaler_args",
+    "OkeClusterAutoscalerArgs": ".specs.pools.oke_autoscaler",
     "KueueQueues": ".governance.kueue_queues",
-    "KueueQueuesArgs": ".specs.kueue_objects",
+    "KueueQueuesArgs": ".specs.governance.kueue",
     "OkePlacement": ".specs",
     "PoolComponent": ".pools.pool_component",
     "PoolPlatforms": ".governance.pool_platforms",
-    "PoolPlatformsArgs": ".specs.platforms",
+    "PoolPlatformsArgs": ".specs.governance.platforms",
     "PoolQuotas": ".governance.pool_quotas",
-    "PoolQuotasArgs": ".specs.quotas",
+    "PoolQuotasArgs": ".specs.governance.quotas",
     "Recipe": ".workloads.recipe",
-    "RecipeArgs": ".specs.recipe_args",
+    "RecipeArgs": ".specs.workloads.recipe",
     "RosaCluster": ".specs",
     "Scaling": ".specs",
     "SchedulingInfo": ".scheduling",
     "SharedNodePool": ".pools.shared_node_pool",
-    "SharedNodePoolArgs": ".specs.shared",
-    "SharedPoolDescription": ".specs.shared",
+    "SharedNodePoolArgs": ".specs.pools.shared",
+    "SharedPoolDescription": ".specs.pools.shared",
     "SpecError": ".specs",
     "Spot": ".specs",
     "Taint": ".specs",
@@ -122,12 +122,12 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         Taint,
         lookup_accelerator,
     )
-    from nodepools.specs.accelerator_stack import AcceleratorStackArgs
-    from nodepools.specs.kueue_objects import KueueQueuesArgs
-    from nodepools.specs.node_role import NodeRoleArgs
-    from nodepools.specs.oke_autoscaler_args import OkeClusterAutoscalerArgs
-    from nodepools.specs.platforms import PoolPlatformsArgs
-    from nodepools.specs.quotas import PoolQuotasArgs
-    from nodepools.specs.recipe_args import RecipeArgs
-    from nodepools.specs.shared import SharedNodePoolArgs, SharedPoolDescription
+    from nodepools.specs.devices.args import AcceleratorStackArgs
+    from nodepools.specs.governance.kueue import KueueQueuesArgs
+    from nodepools.specs.governance.platforms import PoolPlatformsArgs
+    from nodepools.specs.governance.quotas import PoolQuotasArgs
+    from nodepools.specs.pools.node_role import NodeRoleArgs
+    from nodepools.specs.pools.oke_autoscaler import OkeClusterAutoscalerArgs
+    from nodepools.specs.pools.shared import SharedNodePoolArgs, SharedPoolDescription
+    from nodepools.specs.workloads.recipe import RecipeArgs
     from nodepools.workloads.recipe import Recipe

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from nodepools.specs.field_docs import default_text, type_label
+from nodepools.specs.core.field_docs import default_text, type_label
 from pydantic import BaseModel
 
 C = TypeVar("C", bound=type)

@@ -7,9 +7,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from nodepools.specs.accelerators import Accelerator
-from nodepools.specs.labels import POOL_LABEL
-from nodepools.specs.taints import Taint
+from nodepools.specs.catalog.accelerators import Accelerator
+from nodepools.specs.core.labels import POOL_LABEL
+from nodepools.specs.core.taints import Taint
 
 
 def toleration_for(taint: Taint) -> dict[str, str]:

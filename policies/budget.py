@@ -1,6 +1,6 @@
 """What a pool costs at its largest, priced exactly as the plan prices it.
 
-`pool-hourly-budget` prices a pool with `nodepools.specs.pool_cost.pool_cost`, the function
+`pool-hourly-budget` prices a pool with `nodepools.specs.catalog.pool_cost.pool_cost`, the function
 the plan's cost estimate uses: at its maximum node count (the autoscaling maximum, the fixed
 size, or for a Karpenter pool of one instance type what its `limits` allow), on-demand, or
 the typical spot / preemptible price for pools that buy spot only; an OKE flexible shape by
@@ -13,7 +13,7 @@ with the reason.
 from __future__ import annotations
 
 from nodepools.policies.resources import PoolView, config_number, fmt, pool_view
-from nodepools.specs.pool_cost import (
+from nodepools.specs.catalog.pool_cost import (
     CAPACITY_BLOCK,
     SPOT,
     PoolCost,
@@ -21,7 +21,7 @@ from nodepools.specs.pool_cost import (
     pool_cost,
     priced_as_spot,
 )
-from nodepools.specs.prices import HOURS_PER_MONTH
+from nodepools.specs.catalog.prices import HOURS_PER_MONTH
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,

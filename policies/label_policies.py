@@ -16,8 +16,8 @@ domains and keys). Policy config `allowedKeys` adds organisation-specific except
 from __future__ import annotations
 
 from nodepools.policies.resources import items, pool_view
-from nodepools.specs.karpenter_restrictions import restricted_label_problem
-from nodepools.specs.labels import restricted_domain
+from nodepools.specs.core.labels import restricted_domain
+from nodepools.specs.karpenter.restrictions import restricted_label_problem
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,

@@ -22,14 +22,14 @@ from nodepools.policies.quantities import parse_quantity
 
 # The labels, tags and accelerator names the components use, from their one definition;
 # the pack reads hand-written resources by the same conventions.
-from nodepools.specs.accelerators import (
+from nodepools.specs.catalog.accelerators import (
     AMD_GPU,
     AWS_NEURON,
     NVIDIA_GPU,
     lookup_accelerator,
 )
-from nodepools.specs.karpenter_accelerators import family_resource
-from nodepools.specs.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
+from nodepools.specs.core.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
+from nodepools.specs.karpenter.accelerators import family_resource
 
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 EKS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"
@@ -37,7 +37,7 @@ OKE_NODE_POOL = "oci:ContainerEngine/nodePool:NodePool"
 DYNAMIC_RESOURCE = "pulumi-python:dynamic:Resource"
 # ROSA machine pools are dynamic resources; this input says which OCM object they manage.
 ROSA_MACHINE_POOL = "ocm:clusters_mgmt/v1:MachinePool"
-# The type `nodepools.backends.rosa.OcmMachinePool` registers under (a dynamic resource
+# The type `nodepools.backends.rosa.machine_pool.OcmMachinePool` registers under (a dynamic resource
 # subclass names its own module and type). The generic dynamic type is accepted as well,
 # for a pool built directly on `pulumi.dynamic.Resource` with the OCM provider.
 ROSA_MACHINE_POOL_TYPE = "pulumi-python:dynamic/ocm:MachinePool"

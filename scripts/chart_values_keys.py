@@ -1,4 +1,4 @@
-"""Regenerate components/specs/data/chart_values_keys.json: every key path of the pinned
+"""Regenerate components/specs/devices/data/chart_values_keys.json: every key path of the pinned
 charts' values.yaml, so a test can prove each value AcceleratorStack sets exists there, and
 the chart's defaults of the values that place its pods (tolerations, node selectors,
 affinity, instance lists): Helm replaces a list we set and deep-merges a map, so
@@ -28,7 +28,9 @@ from typing import Any
 
 import yaml
 
-OUT = Path(__file__).resolve().parent.parent / "components/specs/data/chart_values_keys.json"
+OUT = (
+    Path(__file__).resolve().parent.parent / "components/specs/devices/data/chart_values_keys.json"
+)
 
 
 # chart -> the dotted value paths whose defaults decide where the chart's pods run.

@@ -1,5 +1,5 @@
 """Extract the facts nodepools needs about NVIDIA OSMO's config API into
-components/specs/data/osmo_config.json.
+components/specs/governance/data/osmo_config.json.
 
 nodepools never imports or reads OSMO at run or test time: it reads the JSON this script
 writes. The script reads OSMO's Python sources as text (``ast``, nothing is imported or
@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-OUT = REPO / "components" / "specs" / "data" / "osmo_config.json"
+OUT = REPO / "components" / "specs" / "governance" / "data" / "osmo_config.json"
 POSTGRES = "src/utils/connectors/postgres.py"
 ROLE = "src/lib/utils/role.py"
 OBJECTS = "src/service/core/config/objects.py"

@@ -1,4 +1,4 @@
-"""Write (or check) the instance-type catalog, components/specs/data/instance_types.json.
+"""Write (or check) the instance-type catalog, components/specs/catalog/data/instance_types.json.
 
 nodepools reads only that JSON at run time. This script produces it from:
 
@@ -15,7 +15,7 @@ nodepools reads only that JSON at run time. This script produces it from:
   the Data Science supported-shapes page (flexible shape bounds), cited per entry.
 
 Layout of the JSON (room for more facts: add a key to the entry and to
-``nodepools.specs.instance_types.InstanceType``, which refuses keys it does not know)::
+``nodepools.specs.catalog.instance_types.InstanceType``, which refuses keys it does not know)::
 
     {"schema": 1,
      "sources": {"<key>": "<url>", ...},          # what each entry's `source` names
@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-OUT = REPO / "components" / "specs" / "data" / "instance_types.json"
+OUT = REPO / "components" / "specs" / "catalog" / "data" / "instance_types.json"
 KARPENTER_DOC = "website/content/en/preview/reference/instance-types.md"
 KARPENTER_REPO = "https://github.com/aws/karpenter-provider-aws"
 
@@ -335,7 +335,7 @@ def render(catalog: dict[str, Any]) -> str:
 
 def problems(catalog: dict[str, Any], text: str) -> list[str]:
     """What is wrong with a catalog, checked without any upstream checkout."""
-    from nodepools.specs.instance_types import InstanceType, accelerated_family
+    from nodepools.specs.catalog.instance_types import InstanceType, accelerated_family
 
     found: list[str] = []
     if text != render(catalog):

@@ -1,7 +1,7 @@
-"""Write (or check) the price table, components/specs/data/prices.json.
+"""Write (or check) the price table, components/specs/catalog/data/prices.json.
 
 nodepools reads only that JSON at run time (plan cost estimates, the policy pack's budget
-policy). One entry per type of the instance catalog (components/specs/data/instance_types.json),
+policy). One entry per type of the instance catalog (components/specs/catalog/data/instance_types.json),
 in USD per instance-hour, Linux, no reservations or savings plans:
 
 - AWS on-demand: Karpenter's generated static price table
@@ -49,8 +49,8 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-OUT = REPO / "components" / "specs" / "data" / "prices.json"
-CATALOG = REPO / "components" / "specs" / "data" / "instance_types.json"
+OUT = REPO / "components" / "specs" / "catalog" / "data" / "prices.json"
+CATALOG = REPO / "components" / "specs" / "catalog" / "data" / "instance_types.json"
 PRICING_GO = "pkg/providers/pricing/zz_generated.pricing_aws.go"
 AWS_REGION = "us-east-1"
 OCI_PREEMPTIBLE_DISCOUNT = 0.5

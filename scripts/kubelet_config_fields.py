@@ -1,4 +1,4 @@
-"""Regenerate components/specs/data/kubelet_config_fields.json: every field of the
+"""Regenerate components/specs/pools/data/kubelet_config_fields.json: every field of the
 KubeletConfiguration (kubelet.config.k8s.io/v1beta1) by its JSON name, with the kind of
 value it takes, so `node_config.kubelet` is checked against the real type.
 
@@ -20,7 +20,10 @@ import sys
 from pathlib import Path
 
 VERSION = "v0.37.2"
-OUT = Path(__file__).resolve().parent.parent / "components/specs/data/kubelet_config_fields.json"
+OUT = (
+    Path(__file__).resolve().parent.parent
+    / "components/specs/pools/data/kubelet_config_fields.json"
+)
 
 _STRUCT = re.compile(r"^type KubeletConfiguration struct \{\n(.*?)^\}", re.MULTILINE | re.DOTALL)
 _FIELD = re.compile(r"^\s+\w+\s+(\S+)\s+`json:\"([A-Za-z0-9]+)(?:,[a-z]+)*\"`", re.MULTILINE)

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nodepools import block_yaml
 from nodepools.scheduling import SchedulingInfo
-from nodepools.specs.accelerators import Accelerator
-from nodepools.specs.taints import Taint
+from nodepools.specs.catalog.accelerators import Accelerator
+from nodepools.specs.core.taints import Taint
 
 # Label-like tokens (the usual case) and the strings PyYAML must quote or fold.
 TRICKY = [

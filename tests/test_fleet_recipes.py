@@ -10,7 +10,7 @@ from nodepools.fleet.deploy import deploy_fleet, validate_fleet
 from nodepools.offline import ProgramError, run
 from nodepools.planning import plan_stack
 from nodepools.planning.placement_section import placement_section
-from nodepools.specs.base import SpecError
+from nodepools.specs.core.base import SpecError
 
 from tests.golden import assert_golden
 

@@ -18,7 +18,7 @@ from nodepools import KarpenterNodePool
 from nodepools.backends.karpenter import render_manifests
 from nodepools.offline import run
 from nodepools.pools.karpenter_node_pool import karpenter_scheduling, prepare_pool
-from nodepools.specs.base import SpecError
+from nodepools.specs.core.base import SpecError
 from nodepools.validation import validate_manifest
 
 NODE_CLASS = {

@@ -22,9 +22,9 @@ from nodepools.planning.sections import capacity_section
 from nodepools.planning.validation_section import validation_section
 from nodepools.pools.karpenter_node_pool import prepare_pool
 from nodepools.specs import Budget, Disruption, NodeClassArgs, SpecError
-from nodepools.specs.karpenter_args import KarpenterNodePoolArgs
-from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
-from nodepools.specs.karpenter_restrictions import (
+from nodepools.specs.karpenter.args import KarpenterNodePoolArgs
+from nodepools.specs.karpenter.resolve import resolve_karpenter_pool
+from nodepools.specs.karpenter.restrictions import (
     allowed_keys,
     label_rules,
     parse_key_rule,
@@ -918,7 +918,7 @@ def test_plan_fails_on_an_invalid_custom_resource(tmp_path: Path, capsys) -> Non
 
 def test_importing_components_loads_no_kubernetes_sdk() -> None:
     code = (
-        "import sys, nodepools, nodepools.specs.karpenter_args; "
+        "import sys, nodepools, nodepools.specs.karpenter.args; "
         "assert 'pulumi_kubernetes' not in sys.modules; "
         "assert 'nodepools.validation.validator' not in sys.modules"
     )

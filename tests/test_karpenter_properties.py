@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from nodepools.backends.karpenter import render_manifests
 from nodepools.pools.karpenter_node_pool import prepare_pool
 from nodepools.specs import SpecError
-from nodepools.specs.accelerators import AWS_NEURON, CATALOG, NVIDIA_GPU
-from nodepools.specs.instance_types import catalog_names, instance_type
-from nodepools.specs.karpenter_restrictions import restricted_tag_problem
+from nodepools.specs.catalog.accelerators import AWS_NEURON, CATALOG, NVIDIA_GPU
+from nodepools.specs.catalog.instance_types import catalog_names, instance_type
+from nodepools.specs.karpenter.restrictions import restricted_tag_problem
 from nodepools.validation import validate_manifest
 
 SETTINGS = settings(

@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 import yaml
 from nodepools.backends.karpenter import render_manifests
-from nodepools.specs.base import SpecError, parse_spec
-from nodepools.specs.karpenter_args import KarpenterNodePoolArgs
-from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
+from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.karpenter.args import KarpenterNodePoolArgs
+from nodepools.specs.karpenter.resolve import resolve_karpenter_pool
 from nodepools.validation import validate_manifest
 
 UPSTREAM = Path(__file__).parent / "upstream_karpenter"

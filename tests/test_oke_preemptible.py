@@ -17,11 +17,15 @@ from nodepools import (
     SharedNodePool,
 )
 from nodepools.offline import run
-from nodepools.specs import accelerator_releases
-from nodepools.specs.accelerator_stack import AcceleratorStackArgs
-from nodepools.specs.device_placement import advertised
-from nodepools.specs.served_pools import served_pool
-from nodepools.specs.shared import SharedNodePoolArgs, describe_shared_pool, resolve_shared_pool
+from nodepools.specs.devices import releases as accelerator_releases
+from nodepools.specs.devices.args import AcceleratorStackArgs
+from nodepools.specs.devices.placement import advertised
+from nodepools.specs.devices.served_pools import served_pool
+from nodepools.specs.pools.shared import (
+    SharedNodePoolArgs,
+    describe_shared_pool,
+    resolve_shared_pool,
+)
 
 from tests.conftest import EKS, OKE
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nodepools.specs.base import SpecError, parse_spec
-from nodepools.specs.labels import INSTANCE_TYPE_LABEL, POOL_LABEL
-from nodepools.specs.recipe_args import RecipeArgs, matches, resolve_recipe
-from nodepools.specs.shared import (
+from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.core.labels import INSTANCE_TYPE_LABEL, POOL_LABEL
+from nodepools.specs.pools.shared import (
     SharedNodePoolArgs,
     describe_shared_pool,
     resolve_shared_pool,
 )
+from nodepools.specs.workloads.recipe import RecipeArgs, matches, resolve_recipe
 from nodepools.workloads.placement import decide
 from nodepools.workloads.recipe_manifests import (
     deployment_manifest,

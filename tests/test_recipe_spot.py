@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from nodepools import Recipe, SharedNodePool, SpecError
 from nodepools.offline import ProgramError, run
-from nodepools.specs.recipe_args import RecipeArgs, resolve_recipe
-from nodepools.specs.shared import SharedNodePoolArgs, SharedPoolDescription
+from nodepools.specs.pools.shared import SharedNodePoolArgs, SharedPoolDescription
+from nodepools.specs.workloads.recipe import RecipeArgs, resolve_recipe
 from nodepools.workloads.placement import decide
 from nodepools.workloads.recipe_disruption import disruption_budget_manifest, runs_on_spot
 

@@ -13,9 +13,9 @@ from typing import Any
 
 # cluster kind -> module exposing `build_pool(name, pool, parent) -> BuiltPool`
 BACKEND_MODULES: dict[str, str] = {
-    "eks": "nodepools.backends.eks",
-    "oke": "nodepools.backends.oke",
-    "rosa": "nodepools.backends.rosa",
+    "eks": "nodepools.backends.eks.node_group",
+    "oke": "nodepools.backends.oke.node_pool",
+    "rosa": "nodepools.backends.rosa.machine_pool",
     # Karpenter pools render custom resources rather than build from a ResolvedPool; its
     # `build_pool` takes a ResolvedKarpenterPool.
     "karpenter": "nodepools.backends.karpenter",
@@ -25,9 +25,9 @@ BACKEND_MODULES: dict[str, str] = {
 # cluster kind -> "module:function" checking a ResolvedPool against that cloud's own rules
 # (raising SpecError) without importing its SDK: run by every pool before registering.
 BACKEND_CHECKS: dict[str, str] = {
-    "eks": "nodepools.backends.eks:check_node_group",
-    "rosa": "nodepools.backends.ocm_machine_pool_body:machine_pool_body",
-    "oke": "nodepools.specs.clusters:check_oke_pool",
+    "eks": "nodepools.backends.eks.node_group:check_node_group",
+    "rosa": "nodepools.backends.rosa.request_body:machine_pool_body",
+    "oke": "nodepools.specs.clusters.targets:check_oke_pool",
 }
 
 

@@ -13,16 +13,16 @@ from typing import Any
 
 from nodepools.backends import BuiltPool
 from nodepools.json_values import is_dict, is_sequence
-from nodepools.specs.base import Issue, is_output
-from nodepools.specs.eks_ami import (
+from nodepools.specs.catalog.eks_ami import (
     BOTTLEROCKET_DATA_DEVICE,
     BOTTLEROCKET_OS_DEVICE,
     ROOT_DEVICE,
     WINDOWS_ROOT_DEVICE,
 )
-from nodepools.specs.karpenter_node_class import NodeClassArgs, ami_family
-from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
-from nodepools.specs.taints import Taint
+from nodepools.specs.core.base import Issue, is_output
+from nodepools.specs.core.taints import Taint
+from nodepools.specs.karpenter.node_class import NodeClassArgs, ami_family
+from nodepools.specs.karpenter.resolve import ResolvedKarpenterPool
 
 NODE_POOL_API_VERSION = "karpenter.sh/v1"
 NODE_CLASS_API_VERSION = "karpenter.k8s.aws/v1"

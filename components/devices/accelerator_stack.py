@@ -18,21 +18,25 @@ from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
-from nodepools.specs.accelerator_releases import cluster_prerequisites, plan_addons, plan_releases
-from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels
-from nodepools.specs.advertised_pools import AdvertisedPool, advertise_governed, advertise_shared
-from nodepools.specs.base import parse_spec
-from nodepools.specs.device_placement import (
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.devices.advertised_pools import (
+    AdvertisedPool,
+    advertise_governed,
+    advertise_shared,
+)
+from nodepools.specs.devices.args import AcceleratorStackArgs, node_labels
+from nodepools.specs.devices.placement import (
     Advertised,
     advertised,
     advertised_overrides,
     advertised_resource,
     efa_placement,
 )
-from nodepools.specs.governed_pool import describe_pool
+from nodepools.specs.devices.releases import cluster_prerequisites, plan_addons, plan_releases
+from nodepools.specs.governance.governed_pool import describe_pool
 
 if TYPE_CHECKING:  # only SharedNodePool's stacks load its specs
-    from nodepools.specs.shared import SharedPoolDescription
+    from nodepools.specs.pools.shared import SharedPoolDescription
 
 
 @documented(AcceleratorStackArgs)
@@ -88,7 +92,7 @@ class AcceleratorStack(pulumi.ComponentResource):
     @staticmethod
     def served(pools: Sequence[Any]) -> list[dict[str, Any]]:
         """`pools` entries for pool components (MachinePool, GpuSpotPool, KarpenterNodePool...)."""
-        from nodepools.specs.served_pools import served_pool
+        from nodepools.specs.devices.served_pools import served_pool
 
         return [served_pool(pool.resolved) for pool in pools]
 
@@ -153,7 +157,7 @@ class AcceleratorStack(pulumi.ComponentResource):
             },
             opts,
         )
-        from nodepools.backends.accelerator_stack import build_addons, build_releases
+        from nodepools.backends.devices import build_addons, build_releases
 
         self.release_resources = build_releases(releases, spec, self)
         self.addon_resources = build_addons(addons, spec, self)

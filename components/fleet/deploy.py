@@ -25,14 +25,14 @@ from nodepools.fleet.context import FleetContext, FleetEntry
 from nodepools.fleet.devices import label_served_pools, prepare_devices
 from nodepools.fleet.oke_autoscalers import build_oke_autoscalers
 from nodepools.preflight import offer_preflights
-from nodepools.specs.base import (
+from nodepools.specs.clusters.targets import ClusterTarget
+from nodepools.specs.core.base import (
     Issue,
     SpecError,
     format_path,
     issues_from_validation_error,
     join_path,
 )
-from nodepools.specs.clusters import ClusterTarget
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 PROJECT = "nodepools"

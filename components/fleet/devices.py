@@ -22,12 +22,12 @@ import dataclasses
 from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
-from nodepools.specs.accelerator_stack import AcceleratorStackArgs, node_labels, vendors_of
-from nodepools.specs.accelerators import AdvertisedAccelerators
-from nodepools.specs.advertised_pools import AdvertisedPool
-from nodepools.specs.base import Issue, SpecError
-from nodepools.specs.device_placement import advertised_overrides, advertised_resource
-from nodepools.specs.served_pools import served_pool
+from nodepools.specs.catalog.accelerators import AdvertisedAccelerators
+from nodepools.specs.core.base import Issue, SpecError
+from nodepools.specs.devices.advertised_pools import AdvertisedPool
+from nodepools.specs.devices.args import AcceleratorStackArgs, node_labels, vendors_of
+from nodepools.specs.devices.placement import advertised_overrides, advertised_resource
+from nodepools.specs.devices.served_pools import served_pool
 
 STACK_COMPONENT = "AcceleratorStack"
 POOL_KINDS = ("MachinePool", "GpuSpotPool", "SharedNodePool", "KarpenterNodePool")

@@ -20,17 +20,17 @@ from typing import Any, cast
 from nodepools._lazy import deferred
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.platform_objects import render_platforms
-from nodepools.specs.advertised_pools import advertise_governed
-from nodepools.specs.base import Issue, SpecError, SpecModel, parse_spec
-from nodepools.specs.governed_pool import describe_karpenter, describe_resolved
-from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
-from nodepools.specs.platforms import PoolPlatformsArgs
-from nodepools.specs.quotas import PoolQuotasArgs
+from nodepools.specs.core.base import Issue, SpecError, SpecModel, parse_spec
+from nodepools.specs.devices.advertised_pools import advertise_governed
+from nodepools.specs.governance.governed_pool import describe_karpenter, describe_resolved
+from nodepools.specs.governance.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
+from nodepools.specs.governance.platforms import PoolPlatformsArgs
+from nodepools.specs.governance.quotas import PoolQuotasArgs
 
 # Each kind's resolve function is imported when a pool of that kind is resolved: a stack
 # with such a pool has loaded it already, one governing only pools described by hand never
 # builds those specs.
-_resolve_karpenter = deferred("nodepools.specs.karpenter_resolve", "resolve_karpenter_pool")
+_resolve_karpenter = deferred("nodepools.specs.karpenter.resolve", "resolve_karpenter_pool")
 
 
 def _karpenter(args: Any, name: str) -> tuple[dict[str, Any], Any]:
@@ -53,9 +53,9 @@ def _managed(
 # Pool kinds whose built pool can be described from their args alone:
 # kind -> (args, name) -> (description, cluster or None when unknown).
 RESOLVERS: dict[str, Callable[[Any, str], tuple[dict[str, Any], Any]]] = {
-    "MachinePool": _managed(deferred("nodepools.specs.pools", "resolve_pool")),
-    "GpuSpotPool": _managed(deferred("nodepools.specs.pools", "resolve_gpu_spot_pool")),
-    "SharedNodePool": _managed(deferred("nodepools.specs.shared", "resolve_shared_pool")),
+    "MachinePool": _managed(deferred("nodepools.specs.pools.args", "resolve_pool")),
+    "GpuSpotPool": _managed(deferred("nodepools.specs.pools.args", "resolve_gpu_spot_pool")),
+    "SharedNodePool": _managed(deferred("nodepools.specs.pools.shared", "resolve_shared_pool")),
     "KarpenterNodePool": _karpenter,
 }
 

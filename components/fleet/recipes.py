@@ -20,10 +20,14 @@ import dataclasses
 from typing import Any, cast
 
 from nodepools.fleet.context import FleetContext, FleetEntry
-from nodepools.specs.advertised_pools import advertise_shared
-from nodepools.specs.base import Issue, SpecError
-from nodepools.specs.recipe_args import resolve_recipe
-from nodepools.specs.shared import SharedPoolDescription, describe_shared_pool, resolve_shared_pool
+from nodepools.specs.core.base import Issue, SpecError
+from nodepools.specs.devices.advertised_pools import advertise_shared
+from nodepools.specs.pools.shared import (
+    SharedPoolDescription,
+    describe_shared_pool,
+    resolve_shared_pool,
+)
+from nodepools.specs.workloads.recipe import resolve_recipe
 from nodepools.workloads.placement import (
     PlacementError,
     RecipeDemand,

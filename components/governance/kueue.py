@@ -41,11 +41,11 @@ from typing import Any
 
 from nodepools.governance.manifests import Rendered
 from nodepools.scheduling import toleration_for
-from nodepools.specs.base import Issue, SpecError, format_path
-from nodepools.specs.governed_pool import PoolDescription
-from nodepools.specs.kube import CPU, MEMORY, format_quantity, kube_name
-from nodepools.specs.labels import DEPARTMENT_LABEL, PROJECT_LABEL
-from nodepools.specs.quotas import Amounts, Department, PoolQuotasArgs, Project
+from nodepools.specs.core.base import Issue, SpecError, format_path
+from nodepools.specs.core.kube import CPU, MEMORY, format_quantity, kube_name
+from nodepools.specs.core.labels import DEPARTMENT_LABEL, PROJECT_LABEL
+from nodepools.specs.governance.governed_pool import PoolDescription
+from nodepools.specs.governance.quotas import Amounts, Department, PoolQuotasArgs, Project
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"  # set by the API server on every namespace

@@ -1,4 +1,4 @@
-"""KueueQueues: Kueue objects registered exactly as written (see nodepools.specs.kueue_objects).
+"""KueueQueues: Kueue objects registered exactly as written (see nodepools.specs.governance.kueue).
 
 For a platform that already has ClusterQueues, LocalQueues and ResourceFlavors, or wants
 what Kueue's examples say rather than PoolQuotas' organisation model. Every object is
@@ -15,9 +15,9 @@ from nodepools.documentation import documented
 from nodepools.governance.manifests import Rendered
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
-from nodepools.specs.base import parse_spec
-from nodepools.specs.kube import kube_name
-from nodepools.specs.kueue_objects import KueueQueuesArgs
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.kube import kube_name
+from nodepools.specs.governance.kueue import KueueQueuesArgs
 
 
 def _role(manifest: dict[str, Any]) -> str:

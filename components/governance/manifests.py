@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from nodepools.specs.base import Issue, SpecError
+from nodepools.specs.core.base import Issue, SpecError
 
 
 @dataclass(frozen=True)

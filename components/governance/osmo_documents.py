@@ -21,7 +21,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from nodepools.specs.osmo_platforms import OsmoPlatformsArgs
+from nodepools.specs.governance.osmo_platforms import OsmoPlatformsArgs
 
 ORDER = ("POD_TEMPLATE", "RESOURCE_VALIDATION", "POOL", "ROLE")
 

@@ -29,14 +29,14 @@ from typing import Any
 
 from nodepools.governance.platform_templates import merge_pod_specs
 from nodepools.json_values import is_dict, is_list
-from nodepools.specs.base import Issue, SpecError, format_path, parse_spec
-from nodepools.specs.osmo_models import (
+from nodepools.specs.core.base import Issue, SpecError, format_path, parse_spec
+from nodepools.specs.governance.osmo_models import (
     OsmoResourceRule,
     builtin_pod_templates,
     builtin_resource_validations,
 )
-from nodepools.specs.osmo_platforms import OsmoPlatformsArgs
-from nodepools.specs.platforms import USER_VARIABLES, PoolPlatformsArgs
+from nodepools.specs.governance.osmo_platforms import OsmoPlatformsArgs
+from nodepools.specs.governance.platforms import USER_VARIABLES, PoolPlatformsArgs
 
 _RULE_OPERATORS = ("LE", "LT", "GE", "GT")
 

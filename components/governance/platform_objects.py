@@ -52,10 +52,10 @@ from nodepools.governance.platform_templates import (
     platform_selector,
 )
 from nodepools.scheduling import toleration_for
-from nodepools.specs.base import SpecError, format_path
-from nodepools.specs.kube import format_quantity, kube_name
-from nodepools.specs.labels import DEFAULT_PLATFORM_ANNOTATION, PLATFORM_LABEL
-from nodepools.specs.platforms import PoolPlatformsArgs
+from nodepools.specs.core.base import SpecError, format_path
+from nodepools.specs.core.kube import format_quantity, kube_name
+from nodepools.specs.core.labels import DEFAULT_PLATFORM_ANNOTATION, PLATFORM_LABEL
+from nodepools.specs.governance.platforms import PoolPlatformsArgs
 
 __all__ = ["PlatformsPlan", "merge_pod_specs", "render_platforms"]
 

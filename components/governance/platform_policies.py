@@ -17,10 +17,15 @@ from typing import Any
 from nodepools.governance.admission_cel import CelError, compile_check
 from nodepools.governance.manifests import Rendered
 from nodepools.governance.platform_templates import IssueList, gpu_resource_of
-from nodepools.specs.base import format_path
-from nodepools.specs.kube import CPU, EPHEMERAL_STORAGE, MEMORY, format_quantity, parse_amount
-from nodepools.specs.labels import PLATFORM_LABEL
-from nodepools.specs.platforms import CelValidation, Platform, PoolPlatformsArgs, ResourceRule
+from nodepools.specs.core.base import format_path
+from nodepools.specs.core.kube import CPU, EPHEMERAL_STORAGE, MEMORY, format_quantity, parse_amount
+from nodepools.specs.core.labels import PLATFORM_LABEL
+from nodepools.specs.governance.platforms import (
+    CelValidation,
+    Platform,
+    PoolPlatformsArgs,
+    ResourceRule,
+)
 
 ADMISSION_API = "admissionregistration.k8s.io/v1"
 NAMESPACE_NAME_LABEL = "kubernetes.io/metadata.name"

@@ -11,9 +11,9 @@ import copy
 from typing import Any, TypeGuard, cast
 
 from nodepools.json_values import is_dict, is_list
-from nodepools.specs.base import Issue, format_path
-from nodepools.specs.kube import CPU, EPHEMERAL_STORAGE, MEMORY, format_quantity
-from nodepools.specs.platforms import Platform, PoolPlatformsArgs, Variables
+from nodepools.specs.core.base import Issue, format_path
+from nodepools.specs.core.kube import CPU, EPHEMERAL_STORAGE, MEMORY, format_quantity
+from nodepools.specs.governance.platforms import Platform, PoolPlatformsArgs, Variables
 
 
 class IssueList:

@@ -2,7 +2,7 @@
 compiled into Kubernetes objects.
 
 Two forms of args: OSMO's own documents (`PoolPlatforms.from_osmo`, or args whose `pool`
-is an OSMO pool document; see `nodepools.specs.osmo_platforms`), and our own platform
+is an OSMO pool document; see `nodepools.specs.governance.osmo_platforms`), and our own platform
 model (`PoolPlatformsArgs`). OSMO documents become one `OsmoConfig` per `osmo config
 update` (`target: osmo`), Kubernetes objects through the same platform model as our form
 (`target: kubernetes`, see `nodepools.governance.osmo_kubernetes`), or both. See
@@ -21,9 +21,9 @@ from nodepools.governance.osmo_kubernetes import kubernetes_args
 from nodepools.governance.platform_objects import PlatformsPlan, render_platforms
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
-from nodepools.specs.base import parse_spec
-from nodepools.specs.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
-from nodepools.specs.platforms import PoolPlatformsArgs
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.governance.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
+from nodepools.specs.governance.platforms import PoolPlatformsArgs
 
 
 @dataclass(frozen=True)
@@ -183,7 +183,7 @@ def _register_osmo(
 ) -> dict[str, pulumi.CustomResource]:
     """One OsmoConfig per document, keyed `osmo-<type>-<name>`; a pool after the pod
     templates and resource validations it references."""
-    from nodepools.backends.osmo import OsmoConfig, OsmoConfigArgs
+    from nodepools.backends.governance.osmo import OsmoConfig, OsmoConfigArgs
     from pydantic import SecretStr
 
     token = spec.service.token

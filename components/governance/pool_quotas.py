@@ -17,8 +17,8 @@ from nodepools.governance.kueue import render_quotas
 from nodepools.governance.manifests import validate_rendered
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
-from nodepools.specs.base import parse_spec
-from nodepools.specs.quotas import PoolQuotasArgs
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.governance.quotas import PoolQuotasArgs
 
 
 @documented(PoolQuotasArgs)

@@ -26,7 +26,7 @@ from typing import Any, cast
 import pulumi
 from google.protobuf import json_format
 from nodepools.offline.mocks import OfflineMocks
-from nodepools.specs.base import format_path
+from nodepools.specs.core.base import format_path
 from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import rpc, settings
 from pulumi.runtime.config import set_all_config

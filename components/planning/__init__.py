@@ -21,7 +21,7 @@ from nodepools.planning.sections import (
     unknowns_section,
 )
 from nodepools.planning.validation_section import validation_section
-from nodepools.specs.base import SpecError
+from nodepools.specs.core.base import SpecError
 
 SectionBuilder = Callable[[Capture], Section | None]
 

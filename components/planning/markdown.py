@@ -146,7 +146,7 @@ def _pool_cost_cell(cost: dict[str, Any]) -> str:
     if not cost["known"]:
         return cost["reason"]
     text = money_span(cost["hourly"]["min"], cost["hourly"]["max"])
-    # A price nobody dated against its source (see components/specs/data/prices.json).
+    # A price nobody dated against its source (see components/specs/catalog/data/prices.json).
     return text if cost["as_of"] is not None else f"{text} (unverified price)"
 
 

@@ -18,8 +18,8 @@ from nodepools.json_values import dig
 from nodepools.offline import Capture, CapturedResource
 from nodepools.planning.report import whole_numbers
 from nodepools.planning.sections import KEY_INPUTS, pool_components
-from nodepools.specs.pool_cost import PoolCost, karpenter_nodes, pool_cost, priced_as_spot
-from nodepools.specs.prices import HOURS_PER_MONTH, price_sources
+from nodepools.specs.catalog.pool_cost import PoolCost, karpenter_nodes, pool_cost, priced_as_spot
+from nodepools.specs.catalog.prices import HOURS_PER_MONTH, price_sources
 
 
 class PlanOutcome(Protocol):
@@ -68,7 +68,7 @@ def _resource(resource: CapturedResource, names: dict[str, str]) -> dict[str, An
 
 
 def _catalog_type(name: object) -> str | None:
-    from nodepools.specs.instance_types import instance_type
+    from nodepools.specs.catalog.instance_types import instance_type
 
     return name if isinstance(name, str) and instance_type(name) is not None else None
 

@@ -8,8 +8,8 @@ import pulumi
 from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.preflight import checked
-from nodepools.specs.base import parse_spec
-from nodepools.specs.pools import GpuSpotPoolArgs, ResolvedPool, resolve_gpu_spot_pool
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.pools.args import GpuSpotPoolArgs, ResolvedPool, resolve_gpu_spot_pool
 
 
 @documented(GpuSpotPoolArgs)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pulumi
 from nodepools.documentation import documented
-from nodepools.specs.base import parse_spec
-from nodepools.specs.node_role import NodeRoleArgs
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.pools.node_role import NodeRoleArgs
 
 
 @documented(NodeRoleArgs)
@@ -36,7 +36,7 @@ class NodeRole(pulumi.ComponentResource):
     ):
         spec = parse_spec(NodeRoleArgs, args, f"NodeRole {name!r}")
         super().__init__(self.TYPE, name, {"spec": spec.model_dump()}, opts)
-        from nodepools.backends.eks_iam import build_node_role
+        from nodepools.backends.eks.iam import build_node_role
 
         built = build_node_role(name, spec, self)
         self.role_arn = built.role.output("arn")

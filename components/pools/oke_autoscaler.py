@@ -17,9 +17,9 @@ from typing import Any
 import pulumi
 from nodepools.documentation import documented
 from nodepools.preflight import checked
-from nodepools.specs.base import Issue, SpecError, parse_spec
-from nodepools.specs.clusters import OkeAutoscalerAddon, is_basic
-from nodepools.specs.oke_autoscaler_args import OkeClusterAutoscalerArgs
+from nodepools.specs.clusters.targets import OkeAutoscalerAddon, is_basic
+from nodepools.specs.core.base import Issue, SpecError, parse_spec
+from nodepools.specs.pools.oke_autoscaler import OkeClusterAutoscalerArgs
 
 
 @documented(OkeClusterAutoscalerArgs)
@@ -88,7 +88,7 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
             ],
         }
         super().__init__(self.TYPE, name, {"spec": summary}, opts)
-        from nodepools.backends.oke_addon import build_autoscaler
+        from nodepools.backends.oke.addon import build_autoscaler
 
         addon = build_autoscaler(name, spec, self)
         self.nodes = addon.nodes

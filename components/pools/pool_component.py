@@ -9,11 +9,11 @@ import pulumi
 from nodepools.backends import BuiltPool, backend_for, check_pool
 from nodepools.outputs import plain_output
 from nodepools.scheduling import SchedulingInfo
-from nodepools.specs.instance_types import unknown_type_warning
-from nodepools.specs.pools import ResolvedPool
+from nodepools.specs.catalog.instance_types import unknown_type_warning
+from nodepools.specs.pools.args import ResolvedPool
 
 if TYPE_CHECKING:
-    from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool
+    from nodepools.specs.karpenter.resolve import ResolvedKarpenterPool
 
 
 class PoolComponent(pulumi.ComponentResource):

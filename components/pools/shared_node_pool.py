@@ -9,9 +9,9 @@ from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
-from nodepools.specs.base import parse_spec
-from nodepools.specs.pools import ResolvedPool
-from nodepools.specs.shared import (
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.pools.args import ResolvedPool
+from nodepools.specs.pools.shared import (
     SharedNodePoolArgs,
     SharedPoolDescription,
     describe_shared_pool,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import annotated_types
-from nodepools.specs.field_docs import default_text, type_label
+from nodepools.specs.core.field_docs import default_text, type_label
 from pydantic import BaseModel
 
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference.md"

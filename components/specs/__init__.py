@@ -13,54 +13,54 @@ from nodepools._lazy import lazy_exports
 
 # public name -> the module (relative to this package) that defines it
 _EXPORTS: dict[str, str] = {
-    "ACCELERATOR_RESOURCES": ".accelerators",
-    "AMD_GPU": ".accelerators",
-    "AWS_NEURON": ".accelerators",
-    "Accelerator": ".accelerators",
-    "Budget": ".karpenter_args",
-    "CAPABILITIES": ".clusters",
-    "CATALOG": ".accelerators",
-    "ClusterTarget": ".clusters",
-    "Disruption": ".karpenter_args",
-    "EksCluster": ".clusters",
-    "GpuSpotPoolArgs": ".pools",
-    "Issue": ".base",
-    "KarpenterNodePoolArgs": ".karpenter_args",
-    "Labels": ".labels",
-    "MAX_NODES_TAG": ".labels",
-    "MIN_NODES_TAG": ".labels",
-    "MachinePoolArgs": ".pools",
-    "NVIDIA_GPU": ".accelerators",
-    "NodeClassArgs": ".karpenter_node_class",
-    "OkeCluster": ".clusters",
-    "OkePlacement": ".clusters",
-    "POOL_LABEL": ".labels",
-    "POOL_SELECTOR_LABEL": ".labels",
-    "PathError": ".base",
-    "PoolArgsBase": ".pools",
-    "ResolvedKarpenterPool": ".karpenter_resolve",
-    "ResolvedPool": ".pools",
-    "RosaCluster": ".rosa_cluster",
-    "SHARED_POOL_LABEL": ".labels",
-    "Scaling": ".scaling",
-    "SpecError": ".base",
-    "SpecModel": ".base",
-    "Spot": ".scaling",
-    "TAINT_EFFECTS": ".taints",
-    "Taint": ".taints",
-    "TaintEffect": ".taints",
-    "Taints": ".taints",
-    "accelerator_taint": ".pools",
-    "is_bare_metal": ".accelerators",
-    "is_flex": ".accelerators",
-    "label_key_problem": ".labels",
-    "label_value_problem": ".labels",
-    "lookup_accelerator": ".accelerators",
-    "merge_taints": ".taints",
-    "parse_spec": ".base",
-    "resolve_gpu_spot_pool": ".pools",
-    "resolve_karpenter_pool": ".karpenter_resolve",
-    "resolve_pool": ".pools",
+    "ACCELERATOR_RESOURCES": ".catalog.accelerators",
+    "AMD_GPU": ".catalog.accelerators",
+    "AWS_NEURON": ".catalog.accelerators",
+    "Accelerator": ".catalog.accelerators",
+    "Budget": ".karpenter.args",
+    "CAPABILITIES": ".clusters.targets",
+    "CATALOG": ".catalog.accelerators",
+    "ClusterTarget": ".clusters.targets",
+    "Disruption": ".karpenter.args",
+    "EksCluster": ".clusters.targets",
+    "GpuSpotPoolArgs": ".pools.args",
+    "Issue": ".core.base",
+    "KarpenterNodePoolArgs": ".karpenter.args",
+    "Labels": ".core.labels",
+    "MAX_NODES_TAG": ".core.labels",
+    "MIN_NODES_TAG": ".core.labels",
+    "MachinePoolArgs": ".pools.args",
+    "NVIDIA_GPU": ".catalog.accelerators",
+    "NodeClassArgs": ".karpenter.node_class",
+    "OkeCluster": ".clusters.targets",
+    "OkePlacement": ".clusters.targets",
+    "POOL_LABEL": ".core.labels",
+    "POOL_SELECTOR_LABEL": ".core.labels",
+    "PathError": ".core.base",
+    "PoolArgsBase": ".pools.args",
+    "ResolvedKarpenterPool": ".karpenter.resolve",
+    "ResolvedPool": ".pools.args",
+    "RosaCluster": ".clusters.rosa",
+    "SHARED_POOL_LABEL": ".core.labels",
+    "Scaling": ".core.scaling",
+    "SpecError": ".core.base",
+    "SpecModel": ".core.base",
+    "Spot": ".core.scaling",
+    "TAINT_EFFECTS": ".core.taints",
+    "Taint": ".core.taints",
+    "TaintEffect": ".core.taints",
+    "Taints": ".core.taints",
+    "accelerator_taint": ".pools.args",
+    "is_bare_metal": ".catalog.accelerators",
+    "is_flex": ".catalog.accelerators",
+    "label_key_problem": ".core.labels",
+    "label_value_problem": ".core.labels",
+    "lookup_accelerator": ".catalog.accelerators",
+    "merge_taints": ".core.taints",
+    "parse_spec": ".core.base",
+    "resolve_gpu_spot_pool": ".pools.args",
+    "resolve_karpenter_pool": ".karpenter.resolve",
+    "resolve_pool": ".pools.args",
 }
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers can read it.
@@ -120,7 +120,7 @@ __getattr__, __dir__ = lazy_exports(__name__, globals(), _EXPORTS, __all__)
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported eagerly
-    from nodepools.specs.accelerators import (
+    from nodepools.specs.catalog.accelerators import (
         ACCELERATOR_RESOURCES,
         AMD_GPU,
         AWS_NEURON,
@@ -131,18 +131,16 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         is_flex,
         lookup_accelerator,
     )
-    from nodepools.specs.base import Issue, PathError, SpecError, SpecModel, parse_spec
-    from nodepools.specs.clusters import (
+    from nodepools.specs.clusters.rosa import RosaCluster
+    from nodepools.specs.clusters.targets import (
         CAPABILITIES,
         ClusterTarget,
         EksCluster,
         OkeCluster,
         OkePlacement,
     )
-    from nodepools.specs.karpenter_args import Budget, Disruption, KarpenterNodePoolArgs
-    from nodepools.specs.karpenter_node_class import NodeClassArgs
-    from nodepools.specs.karpenter_resolve import ResolvedKarpenterPool, resolve_karpenter_pool
-    from nodepools.specs.labels import (
+    from nodepools.specs.core.base import Issue, PathError, SpecError, SpecModel, parse_spec
+    from nodepools.specs.core.labels import (
         MAX_NODES_TAG,
         MIN_NODES_TAG,
         POOL_LABEL,
@@ -152,7 +150,12 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         label_key_problem,
         label_value_problem,
     )
-    from nodepools.specs.pools import (
+    from nodepools.specs.core.scaling import Scaling, Spot
+    from nodepools.specs.core.taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints
+    from nodepools.specs.karpenter.args import Budget, Disruption, KarpenterNodePoolArgs
+    from nodepools.specs.karpenter.node_class import NodeClassArgs
+    from nodepools.specs.karpenter.resolve import ResolvedKarpenterPool, resolve_karpenter_pool
+    from nodepools.specs.pools.args import (
         GpuSpotPoolArgs,
         MachinePoolArgs,
         PoolArgsBase,
@@ -161,6 +164,3 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         resolve_gpu_spot_pool,
         resolve_pool,
     )
-    from nodepools.specs.rosa_cluster import RosaCluster
-    from nodepools.specs.scaling import Scaling, Spot
-    from nodepools.specs.taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints

@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 
 from nodepools.json_values import is_dict, is_list
-from nodepools.specs.base import Issue, format_path
+from nodepools.specs.core.base import Issue, format_path
 
 KUBERNETES_SCHEMA_VERSION = "1.33.0"
 """The Kubernetes minor whose core/v1 schema pod templates are checked against."""

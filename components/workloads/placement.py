@@ -39,11 +39,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
-from nodepools.specs.base import Issue, SpecError
+from nodepools.specs.core.base import Issue, SpecError
 
 if TYPE_CHECKING:  # annotations only: the plan's report places recipes without their specs
-    from nodepools.specs.recipe_args import ResolvedRecipe, Status
-    from nodepools.specs.shared import SharedPoolDescription
+    from nodepools.specs.pools.shared import SharedPoolDescription
+    from nodepools.specs.workloads.recipe import ResolvedRecipe, Status
 
 Pin = str | Literal[False] | None
 

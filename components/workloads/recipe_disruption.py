@@ -1,15 +1,15 @@
 """A recipe on spot capacity: its PodDisruptionBudget and its pods' termination grace.
 
 Pure: plain dicts, registered by `nodepools.backends.workloads`. See
-`nodepools.specs.recipe_disruption` for why a spot recipe gets a budget.
+`nodepools.specs.workloads.recipe_disruption` for why a spot recipe gets a budget.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from nodepools.specs.labels import RECIPE_LABEL
-from nodepools.specs.recipe_args import ResolvedRecipe, matches
+from nodepools.specs.core.labels import RECIPE_LABEL
+from nodepools.specs.workloads.recipe import ResolvedRecipe, matches
 from nodepools.workloads.placement import Decision
 
 

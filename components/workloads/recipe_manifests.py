@@ -10,15 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from nodepools.scheduling import SchedulingInfo, toleration_for
-from nodepools.specs.accelerators import Accelerator
-from nodepools.specs.labels import (
+from nodepools.specs.catalog.accelerators import Accelerator
+from nodepools.specs.core.labels import (
     INSTANCE_TYPE_LABEL,
     POOL_SELECTOR_LABEL,
     RECIPE_LABEL,
     SHARED_POOL_LABEL,
 )
-from nodepools.specs.pools import accelerator_taint
-from nodepools.specs.recipe_args import ResolvedRecipe
+from nodepools.specs.pools.args import accelerator_taint
+from nodepools.specs.workloads.recipe import ResolvedRecipe
 from nodepools.workloads.placement import Decision
 from nodepools.workloads.recipe_disruption import termination_settings
 

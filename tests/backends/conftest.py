@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from nodepools.backends.ocm_client import OcmClient
+from nodepools.backends.rosa.ocm_client import OcmClient
 
 from tests.backends.ocm_testing import JITTER, MULTI_AZ, OFFLINE_TOKEN, SINGLE_AZ
 from tests.fake_ocm import FakeOcm, running_fake_ocm

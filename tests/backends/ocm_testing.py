@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from nodepools.backends.rosa import RESOURCE_TYPE
+from nodepools.backends.rosa.machine_pool import RESOURCE_TYPE
 
 # Distinctive enough that finding these bytes anywhere means a leak, not a coincidence.
 OFFLINE_TOKEN = "offline-eyJhbGciOi-7f3c9a1e-SECRET-b41d"

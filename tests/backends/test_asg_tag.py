@@ -6,7 +6,7 @@ import pulumi
 import pulumi_aws as aws
 import pytest
 from google.protobuf import json_format
-from nodepools.backends.asg_tag import AutoscalingGroupTag
+from nodepools.backends.eks.asg_tag import AutoscalingGroupTag
 from nodepools.offline import run
 from nodepools.offline.engine import CapturingMonitor
 

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from nodepools import MachinePool, SharedNodePool
 from nodepools.offline import run
-from nodepools.specs.base import SpecError
+from nodepools.specs.core.base import SpecError
 
 from tests.conftest import EKS, OKE
 from tests.engines.mocks import run_on

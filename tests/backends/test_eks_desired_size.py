@@ -13,10 +13,10 @@ from typing import Any
 
 import pulumi
 import pytest
-from nodepools.backends.eks import node_group_name_prefix
+from nodepools.backends.eks.node_group import node_group_name_prefix
 from nodepools.offline import run
 from nodepools.pools.machine_pool import MachinePool
-from nodepools.specs.labels import POOL_LABEL
+from nodepools.specs.core.labels import POOL_LABEL
 
 from tests.conftest import EKS
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from nodepools import GpuSpotPool, MachinePool
 from nodepools.offline import run
-from nodepools.specs.base import SpecError
+from nodepools.specs.core.base import SpecError
 
 from tests.conftest import EKS, OKE
 

@@ -7,9 +7,9 @@ import base64
 
 import pytest
 from nodepools import GpuSpotPool, MachinePool
-from nodepools.backends.oke import RUN_USER_SCRIPT
+from nodepools.backends.oke.node_pool import RUN_USER_SCRIPT
 from nodepools.offline import run
-from nodepools.specs.base import SpecError
+from nodepools.specs.core.base import SpecError
 
 from tests.conftest import EKS, OKE
 from tests.engines.mocks import run_on

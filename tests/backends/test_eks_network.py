@@ -10,7 +10,7 @@ import pulumi
 import pytest
 from nodepools import GpuSpotPool, MachinePool
 from nodepools.offline import ProgramError, run
-from nodepools.specs.base import SpecError
+from nodepools.specs.core.base import SpecError
 
 from tests.conftest import EKS, OKE
 from tests.engines.components import EKS_EVERY_OPTION

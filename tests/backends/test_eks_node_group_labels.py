@@ -12,13 +12,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nodepools import GpuSpotPool, MachinePool, SharedNodePool
-from nodepools.backends.eks import gpu_label_value, node_group_issues, node_labels
+from nodepools.backends.eks.node_group import gpu_label_value, node_group_issues, node_labels
 from nodepools.offline import ProgramError, run
-from nodepools.specs.accelerators import CATALOG
-from nodepools.specs.base import SpecError
-from nodepools.specs.labels import label_value_problem
-from nodepools.specs.pools import GpuSpotPoolArgs, resolve_gpu_spot_pool
-from nodepools.specs.shared import SharedNodePoolArgs, resolve_shared_pool
+from nodepools.specs.catalog.accelerators import CATALOG
+from nodepools.specs.core.base import SpecError
+from nodepools.specs.core.labels import label_value_problem
+from nodepools.specs.pools.args import GpuSpotPoolArgs, resolve_gpu_spot_pool
+from nodepools.specs.pools.shared import SharedNodePoolArgs, resolve_shared_pool
 
 from tests.conftest import EKS, OKE
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from nodepools import GpuSpotPool, MachinePool, NodeRole
 from nodepools.offline import run
-from nodepools.specs.base import SpecError, parse_spec
-from nodepools.specs.node_role import NodeRoleArgs
+from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.pools.node_role import NodeRoleArgs
 
 from tests.conftest import EKS
 

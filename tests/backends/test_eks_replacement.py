@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nodepools import MachinePool
-from nodepools.backends.eks import node_group_name_prefix
+from nodepools.backends.eks.node_group import node_group_name_prefix
 from nodepools.offline import run
 
 from tests.conftest import EKS

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from nodepools import GpuSpotPool
-from nodepools.backends.eks import CA_TEMPLATE, asg_tag_names
+from nodepools.backends.eks.node_group import CA_TEMPLATE, asg_tag_names
 from nodepools.offline import run
 
 from tests.conftest import EKS

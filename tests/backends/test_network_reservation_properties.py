@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nodepools import GpuSpotPool, MachinePool
 from nodepools.offline import run
-from nodepools.specs.base import SpecError
+from nodepools.specs.core.base import SpecError
 
 from tests.conftest import EKS, OKE
 from tests.engines.test_sdk_faithfulness import unfaithful

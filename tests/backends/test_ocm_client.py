@@ -7,7 +7,7 @@ import socket
 from typing import Any
 
 import pytest
-from nodepools.backends.ocm_client import (
+from nodepools.backends.rosa.ocm_client import (
     RETRY_AFTER_CAP_S,
     RETRY_BACKOFF_BASE_S,
     RETRY_MAX_ATTEMPTS,

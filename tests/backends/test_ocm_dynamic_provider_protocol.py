@@ -20,8 +20,8 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import struct_pb2
-from nodepools.backends import rosa
-from nodepools.backends.rosa import OcmMachinePoolProvider
+from nodepools.backends.rosa import machine_pool as rosa
+from nodepools.backends.rosa.machine_pool import OcmMachinePoolProvider
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime import rpc
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc

@@ -9,15 +9,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nodepools.backends.ocm_body_diff import (
+from nodepools.backends.rosa.body_diff import (
     body_changes,
     describe_differences,
     live_view,
     normalize_body,
     patch_for,
 )
-from nodepools.backends.ocm_client import OcmApiError, OcmClient
-from nodepools.backends.ocm_machine_pool_body import Problem, body_problems
+from nodepools.backends.rosa.ocm_client import OcmApiError, OcmClient
+from nodepools.backends.rosa.request_body import Problem, body_problems
 
 from tests.backends.ocm_testing import MULTI_AZ, OFFLINE_TOKEN, SINGLE_AZ, gpu_body
 from tests.fake_ocm import running_fake_ocm

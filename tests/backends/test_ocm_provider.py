@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from nodepools.backends.ocm_client import OcmApiError, OcmAuthenticationError, OcmError
-from nodepools.backends.rosa import (
+from nodepools.backends.rosa.machine_pool import (
     BODY_FROM_OCM,
     RESOURCE_TYPE,
     OcmMachinePoolConflictError,
     OcmMachinePoolProvider,
     parse_resource_id,
 )
+from nodepools.backends.rosa.ocm_client import OcmApiError, OcmAuthenticationError, OcmError
 from pulumi.runtime import rpc
 
 from tests.backends.ocm_testing import MULTI_AZ, OFFLINE_TOKEN, SINGLE_AZ, gpu_body, inputs

@@ -11,7 +11,7 @@ from typing import Any
 import pulumi
 import pytest
 from google.protobuf import json_format
-from nodepools.backends.rosa import INPUT_KEYS, RESOURCE_TYPE, OcmMachinePool
+from nodepools.backends.rosa.machine_pool import INPUT_KEYS, RESOURCE_TYPE, OcmMachinePool
 from pulumi.runtime import mocks, rpc
 
 from tests.backends.ocm_testing import OFFLINE_TOKEN, SINGLE_AZ, gpu_body

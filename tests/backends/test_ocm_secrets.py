@@ -11,13 +11,13 @@ from urllib.parse import quote
 
 import dill
 import pytest
-from nodepools.backends.ocm_client import (
+from nodepools.backends.rosa.machine_pool import OcmMachinePoolProvider
+from nodepools.backends.rosa.ocm_client import (
     OcmApiError,
     OcmAuthenticationError,
     OcmClient,
     secret_forms,
 )
-from nodepools.backends.rosa import OcmMachinePoolProvider
 from pulumi.dynamic.dynamic import serialize_provider
 
 from tests.backends.ocm_testing import OFFLINE_TOKEN, SINGLE_AZ, gpu_body, inputs
@@ -68,7 +68,10 @@ def run_lifecycle(provider: OcmMachinePoolProvider, fake: FakeOcm) -> dict[str, 
 def test_serialized_provider_is_a_bare_class_reference() -> None:
     """What Pulumi stores as `__provider`: the class by name and the (empty) options."""
     serialized = base64.b64decode(serialize_provider(OcmMachinePoolProvider()))
-    assert b"nodepools.backends.rosa" in serialized and b"OcmMachinePoolProvider" in serialized
+    assert (
+        b"nodepools.backends.rosa.machine_pool" in serialized
+        and b"OcmMachinePoolProvider" in serialized
+    )
     assert len(serialized) < 200  # no code, closures or clients pickled by value
     assert OFFLINE_TOKEN.encode() not in serialized
 
@@ -102,7 +105,7 @@ def test_no_log_record_carries_a_token(caplog, client_options, fake_ocm: FakeOcm
     run_lifecycle(OcmMachinePoolProvider(client_options), fake_ocm)
     with pytest.raises(OcmAuthenticationError):
         OcmMachinePoolProvider(client_options).create(inputs(fake_ocm, token="offline-nope"))
-    assert any(r.name == "nodepools.backends.ocm_client" for r in caplog.records)
+    assert any(r.name == "nodepools.backends.rosa.ocm_client" for r in caplog.records)
     assert_no_secret_logged(caplog.records, [*secrets_of(fake_ocm), "offline-nope"])
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from nodepools import GpuSpotPool, MachinePool
-from nodepools.backends.oke import GROW_ROOT, OKE_INIT, cloud_init
+from nodepools.backends.oke.node_pool import GROW_ROOT, OKE_INIT, cloud_init
 from nodepools.offline import run
 
 from tests.conftest import OKE

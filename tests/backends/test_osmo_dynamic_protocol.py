@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from google.protobuf import struct_pb2
 from nodepools import PoolPlatforms
-from nodepools.backends.osmo import OsmoConfigProvider
+from nodepools.backends.governance.osmo import OsmoConfigProvider
 from nodepools.offline import run
 from pulumi.dynamic.dynamic import serialize_provider
 from pulumi.runtime.proto import provider_pb2

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 from nodepools import PoolPlatforms
-from nodepools.backends.http_retry import RetryPolicy
-from nodepools.backends.osmo import OsmoConfigProvider, resolve_token
-from nodepools.backends.osmo_client import (
+from nodepools.backends.governance.osmo import OsmoConfigProvider, resolve_token
+from nodepools.backends.governance.osmo_client import (
     OsmoApiError,
     OsmoAuthenticationError,
     OsmoClient,
     OsmoConnectionError,
 )
+from nodepools.backends.http_retry import RetryPolicy
 from nodepools.offline import run
 from nodepools.planning.artifacts import write_artifacts
 from pulumi.dynamic.dynamic import serialize_provider

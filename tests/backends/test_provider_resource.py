@@ -26,7 +26,7 @@ import pulumi_oci as oci
 import pytest
 from google.protobuf import json_format
 from nodepools.backends import provider_resource
-from nodepools.backends.asg_tag import AutoscalingGroupTag
+from nodepools.backends.eks.asg_tag import AutoscalingGroupTag
 from nodepools.backends.provider_resource import (
     Ec2LaunchTemplate,
     Ec2PlacementGroup,

@@ -14,7 +14,7 @@ import pulumi
 import pytest
 from nodepools import GpuSpotPool, MachinePool, RosaCluster
 from nodepools.backends import BACKEND_MODULES, backend_for
-from nodepools.backends.rosa import (
+from nodepools.backends.rosa.machine_pool import (
     OcmMachinePool,
     OcmMachinePoolProvider,
     machine_pool_body,
@@ -148,7 +148,7 @@ def test_a_pool_that_bypassed_the_spec_is_still_refused_before_registration():
 
 
 def test_rosa_is_a_registered_backend():
-    assert BACKEND_MODULES["rosa"] == "nodepools.backends.rosa"
+    assert BACKEND_MODULES["rosa"] == "nodepools.backends.rosa.machine_pool"
     assert backend_for("rosa").build_pool is not None
 
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 from nodepools import MachinePool, SharedNodePool
-from nodepools.backends.ocm_machine_pool_body import machine_pool_body
-from nodepools.backends.rosa import OcmMachinePoolProvider
+from nodepools.backends.rosa.machine_pool import OcmMachinePoolProvider
+from nodepools.backends.rosa.request_body import machine_pool_body
 from nodepools.offline import run
-from nodepools.specs.base import SpecError, parse_spec
-from nodepools.specs.pools import MachinePoolArgs, resolve_pool
+from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.pools.args import MachinePoolArgs, resolve_pool
 
 from tests.backends.ocm_testing import MULTI_AZ, inputs
 from tests.conftest import EKS, OKE

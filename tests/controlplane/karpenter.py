@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from nodepools.specs.instance_types import catalog_names, instance_type
+from nodepools.specs.catalog.instance_types import catalog_names, instance_type
 
 from tests.controlplane.cluster import (
     ControlPlane,

@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 from nodepools.offline import Capture
 from nodepools.planning.sections import pool_components
-from nodepools.specs.instance_types import instance_type
-from nodepools.specs.labels import POOL_LABEL
+from nodepools.specs.catalog.instance_types import instance_type
+from nodepools.specs.core.labels import POOL_LABEL
 
 from tests.conftest import EKS, OKE
 from tests.controlplane.objects import integral

@@ -13,8 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from nodepools.specs.base import parse_spec
-from nodepools.specs.kueue_objects import KueueQueuesArgs
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.governance.kueue import KueueQueuesArgs
 
 from tests.controlplane.objects import KubeObject, apply, apply_rank, server_message
 from tests.governance import test_kueue_queues as kueue_examples

@@ -11,15 +11,15 @@ import pytest
 from nodepools.devices.accelerator_stack import AcceleratorStack
 from nodepools.offline import ProgramError, run
 from nodepools.specs import SpecError
-from nodepools.specs.accelerator_releases import cluster_prerequisites, plan_addons, plan_releases
-from nodepools.specs.accelerator_stack import MIG_PROFILES, AcceleratorStackArgs
-from nodepools.specs.accelerators import lookup_accelerator
-from nodepools.specs.base import parse_spec
-from nodepools.specs.device_placement import advertised, release_daemons
+from nodepools.specs.catalog.accelerators import lookup_accelerator
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.devices.args import MIG_PROFILES, AcceleratorStackArgs
+from nodepools.specs.devices.placement import advertised, release_daemons
+from nodepools.specs.devices.releases import cluster_prerequisites, plan_addons, plan_releases
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 KEYS = json.loads(
-    (Path(nodepools.__file__).parent / "specs/data/chart_values_keys.json").read_text()
+    (Path(nodepools.__file__).parent / "specs/devices/data/chart_values_keys.json").read_text()
 )
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
 

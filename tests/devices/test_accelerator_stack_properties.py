@@ -13,16 +13,16 @@ import nodepools
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nodepools.specs import SpecError
-from nodepools.specs.accelerator_releases import plan_releases
-from nodepools.specs.accelerator_stack import MIG_PROFILES, AcceleratorStackArgs
-from nodepools.specs.accelerators import lookup_accelerator
-from nodepools.specs.base import parse_spec
-from nodepools.specs.device_placement import advertised, modeled_nodes, planned_daemons
+from nodepools.specs.catalog.accelerators import lookup_accelerator
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.devices.args import MIG_PROFILES, AcceleratorStackArgs
+from nodepools.specs.devices.placement import advertised, modeled_nodes, planned_daemons
+from nodepools.specs.devices.releases import plan_releases
 
 from tests.devices.test_accelerator_stack import leaf_paths
 
 KEYS = json.loads(
-    (Path(nodepools.__file__).parent / "specs/data/chart_values_keys.json").read_text()
+    (Path(nodepools.__file__).parent / "specs/devices/data/chart_values_keys.json").read_text()
 )
 SETTINGS = settings(
     max_examples=80,

@@ -13,19 +13,19 @@ from nodepools.devices.accelerator_stack import AcceleratorStack
 from nodepools.fleet.deploy import validate_fleet
 from nodepools.offline import ProgramError
 from nodepools.specs import SpecError
-from nodepools.specs.accelerator_releases import plan_releases
-from nodepools.specs.accelerator_stack import AcceleratorStackArgs
-from nodepools.specs.accelerators import lookup_accelerator
-from nodepools.specs.base import parse_spec
-from nodepools.specs.device_placement import advertised, efa_placement, release_daemons
-from nodepools.specs.node_matching import untolerated
-from nodepools.specs.taints import Taint
+from nodepools.specs.catalog.accelerators import lookup_accelerator
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.node_matching import untolerated
+from nodepools.specs.core.taints import Taint
+from nodepools.specs.devices.args import AcceleratorStackArgs
+from nodepools.specs.devices.placement import advertised, efa_placement, release_daemons
+from nodepools.specs.devices.releases import plan_releases
 
 from tests.engines.mocks import run_on
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 KEYS = json.loads(
-    (Path(nodepools.__file__).parent / "specs/data/chart_values_keys.json").read_text()
+    (Path(nodepools.__file__).parent / "specs/devices/data/chart_values_keys.json").read_text()
 )
 CHART = "aws-efa-k8s-device-plugin"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}

@@ -7,7 +7,7 @@ taints), or from the AcceleratorStack's own descriptions for pools the stack doe
 plus what the kubelet, NFD and the GPU Operator label a node with. Daemons: the tolerations,
 node selector and affinity of every DaemonSet pod template, from the chart values (or OKE
 add-on configurations) the stack *registered*, merged with the pinned charts' defaults as
-Helm merges them. Matched with Kubernetes' rules (`nodepools.specs.node_matching`).
+Helm merges them. Matched with Kubernetes' rules (`nodepools.specs.core.node_matching`).
 """
 
 from __future__ import annotations
@@ -18,16 +18,16 @@ from typing import Any
 import pytest
 from nodepools.fleet.deploy import validate_fleet
 from nodepools.offline import Capture
-from nodepools.specs.accelerator_stack import ServedPool
-from nodepools.specs.device_placement import (
+from nodepools.specs.core.node_matching import untolerated
+from nodepools.specs.core.taints import Taint
+from nodepools.specs.devices.args import ServedPool
+from nodepools.specs.devices.placement import (
     DaemonPlacement,
     addon_daemons,
     discovered_labels,
     release_daemons,
 )
-from nodepools.specs.node_matching import untolerated
-from nodepools.specs.served_pools import served_pool
-from nodepools.specs.taints import Taint
+from nodepools.specs.devices.served_pools import served_pool
 
 from tests.engines.mocks import example_stacks, run_on, stack_config
 

@@ -57,7 +57,7 @@ REVIEWED: dict[str, Callable[[CapturedResource], str | None]] = {
     # unique names), so for a moment two pools may share one.
     "oci:ContainerEngine/nodePool:NodePool": lambda r: None,
     # The dynamic providers choose delete-before-replace themselves when the new object
-    # keeps its name (backends/rosa.py and backends/osmo.py `diff`, tested there).
+    # keeps its name (backends/rosa/machine_pool.py and backends/governance/osmo.py `diff`, tested there).
     # One add-on of a name per cluster (`ClusterAutoscaler`, an AcceleratorStack's
     # `NvidiaGpuPlugin` / `AmdGpuPlugin`); only a new cluster (or add-on name) replaces
     # it, and then the old one is on another cluster.

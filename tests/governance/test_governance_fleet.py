@@ -11,8 +11,8 @@ from nodepools.fleet.deploy import validate_fleet
 from nodepools.offline import Capture, ProgramError, run
 from nodepools.planning import plan_stack
 from nodepools.policies.runner import PolicyResourceInput, run_policies
-from nodepools.specs.base import SpecError
-from nodepools.specs.labels import POOL_LABEL
+from nodepools.specs.core.base import SpecError
+from nodepools.specs.core.labels import POOL_LABEL
 
 from tests.governance.osmo_seed import seed_kwargs
 from tests.governance.stacks import EKS, KARPENTER_GPU, KUBERNETES_PLATFORMS, STACKS, stack_config

@@ -10,9 +10,9 @@ from nodepools.governance.admission_cel import compile_check
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.manifests import validate_rendered
 from nodepools.governance.platform_objects import render_platforms
-from nodepools.specs.base import SpecError, parse_spec
-from nodepools.specs.platforms import PoolPlatformsArgs
-from nodepools.specs.quotas import PoolQuotasArgs
+from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.governance.platforms import PoolPlatformsArgs
+from nodepools.specs.governance.quotas import PoolQuotasArgs
 
 # Mostly valid values, so that both outcomes are common; the odd bad one on purpose.
 POOL_NAMES = ["default", "a100", "h100_80", "default", "a100", "h100_80", "Bad Name", "A100"]

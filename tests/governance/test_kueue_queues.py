@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
-from nodepools.specs.base import SpecError, parse_spec
-from nodepools.specs.kueue_objects import KINDS, KueueQueuesArgs
+from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.governance.kueue import KINDS, KueueQueuesArgs
 
 UPSTREAM = Path(__file__).parent / "upstream_kueue"
 FIELDS = {kind: field for field, kind in KINDS.items()}

@@ -12,7 +12,7 @@ import pytest
 from nodepools import PoolPlatforms, SpecError
 from nodepools.offline import ProgramError, run
 from nodepools.planning import plan_stack
-from nodepools.specs.osmo_models import (
+from nodepools.specs.governance.osmo_models import (
     OsmoPlatform,
     OsmoPool,
     OsmoResourceRule,
@@ -329,7 +329,7 @@ def test_models_follow_osmos_fields():
 
 
 def test_the_client_writes_to_routes_osmo_has():
-    from nodepools.backends.osmo_client import WRITES, config_path
+    from nodepools.backends.governance.osmo_client import WRITES, config_path
 
     routes = {(method, path) for method, path, _ in osmo_facts()["routes"]}
     for config_type, (collection, _key) in WRITES.items():

@@ -10,7 +10,7 @@ from nodepools import PoolPlatforms, SpecError
 from nodepools.governance.admission_cel import CelError, compile_check, evaluate
 from nodepools.governance.platform_objects import merge_pod_specs
 from nodepools.offline import ProgramError, run
-from nodepools.specs.labels import POOL_LABEL
+from nodepools.specs.core.labels import POOL_LABEL
 
 from tests.golden import assert_golden
 from tests.governance.stacks import by_name, gpu_spot_pool, osmo_args

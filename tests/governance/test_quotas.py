@@ -10,9 +10,9 @@ from nodepools import PoolQuotas, SpecError
 from nodepools.governance import kueue
 from nodepools.governance.manifests import Rendered
 from nodepools.offline import ProgramError, run
-from nodepools.specs.base import parse_spec
-from nodepools.specs.labels import POOL_LABEL
-from nodepools.specs.quotas import PoolQuotasArgs
+from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.labels import POOL_LABEL
+from nodepools.specs.governance.quotas import PoolQuotasArgs
 from nodepools.validation import validate_manifest
 
 from tests.golden import assert_golden
@@ -277,8 +277,8 @@ def test_karpenter_pools_are_read_from_their_resolved_spec_and_limits():
 
 
 def test_a_resolved_karpenter_pool_is_a_pool_too():
-    from nodepools.specs.karpenter_args import KarpenterNodePoolArgs
-    from nodepools.specs.karpenter_resolve import resolve_karpenter_pool
+    from nodepools.specs.karpenter.args import KarpenterNodePoolArgs
+    from nodepools.specs.karpenter.resolve import resolve_karpenter_pool
 
     from tests.governance.stacks import KARPENTER_GPU
 

@@ -20,7 +20,7 @@ from nodepools.planning.markdown import COMMENT_LIMIT, MARKER, diff_markdown, pl
 from nodepools.planning.plan_diff import diff_plans, diff_stacks
 from nodepools.planning.plan_document import SCHEMA_PATH, dumps, plan_document
 from nodepools.planning.project import stack_names
-from nodepools.specs.prices import HOURS_PER_MONTH, node_price
+from nodepools.specs.catalog.prices import HOURS_PER_MONTH, node_price
 
 from tests.golden import assert_golden
 

@@ -12,8 +12,8 @@ from nodepools.planning.plan_document import plan_document
 from nodepools.policies.budget import pool_cost_of
 from nodepools.policies.resources import pool_view
 from nodepools.policies.runner import PolicyResourceInput, run_policies
-from nodepools.specs.pool_cost import karpenter_nodes, pool_cost, priced_as_spot
-from nodepools.specs.prices import node_price
+from nodepools.specs.catalog.pool_cost import karpenter_nodes, pool_cost, priced_as_spot
+from nodepools.specs.catalog.prices import node_price
 
 from tests.policies.fixtures import karpenter_node_pool, oke_node_pool, requirement
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from nodepools.backends.ocm_client import OcmClient
+from nodepools.backends.rosa.ocm_client import OcmClient
 from nodepools.offline import run
 from nodepools.planning import plan_stack
 from nodepools.planning.cli import main

@@ -21,7 +21,7 @@ from nodepools.policies.resources import (
     ROSA_MACHINE_POOL,
     ROSA_MACHINE_POOL_TYPE,
 )
-from nodepools.specs.labels import POOL_LABEL, SHARED_POOL_LABEL
+from nodepools.specs.core.labels import POOL_LABEL, SHARED_POOL_LABEL
 
 STACK = "urn:pulumi:dev::nodepools"
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "true", "effect": "NoSchedule"}
@@ -686,7 +686,7 @@ RESOURCE_CASES = [
         mentions="2.5",
         config={"spot-max-price": {"maxPricePerHour": 1.5}},
     ),
-    # pool-hourly-budget (prices from components/specs/data/prices.json)
+    # pool-hourly-budget (prices from components/specs/catalog/data/prices.json)
     Case("eks-pool-within-budget", "pool-hourly-budget", (eks_node_group(max_size=3.0),), 0),
     Case(
         "eks-p5-pool-above-default-budget",

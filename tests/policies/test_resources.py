@@ -15,7 +15,7 @@ from nodepools.policies.resources import (
     pool_view,
     taints_from_kubelet_args,
 )
-from nodepools.specs.accelerators import AMD_GPU, AWS_NEURON, NVIDIA_GPU
+from nodepools.specs.catalog.accelerators import AMD_GPU, AWS_NEURON, NVIDIA_GPU
 
 from tests.policies.fixtures import (
     karpenter_node_pool,

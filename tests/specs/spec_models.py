@@ -9,15 +9,16 @@ import pkgutil
 def spec_module_names() -> list[str]:
     import nodepools.specs
 
-    return [
-        f"nodepools.specs.{module.name}"
-        for module in pkgutil.iter_modules(nodepools.specs.__path__)
-    ]
+    return sorted(
+        module.name
+        for module in pkgutil.walk_packages(nodepools.specs.__path__, "nodepools.specs.")
+        if not module.ispkg
+    )
 
 
 def spec_models() -> list[type]:
     """Every subclass of `SpecModel`, at any depth, sorted by qualified name."""
-    from nodepools.specs.base import SpecModel
+    from nodepools.specs.core.base import SpecModel
 
     for name in spec_module_names():
         importlib.import_module(name)

@@ -10,7 +10,7 @@ import pytest
 from nodepools import MachinePool
 from nodepools.offline import ProgramError, run
 from nodepools.pools.karpenter_node_pool import prepare_pool
-from nodepools.specs.base import SpecError
+from nodepools.specs.core.base import SpecError
 
 from tests.conftest import EKS
 

@@ -13,8 +13,8 @@ from nodepools.pools.karpenter_node_pool import KarpenterNodePool
 from nodepools.pools.machine_pool import MachinePool
 from nodepools.pools.shared_node_pool import SharedNodePool
 from nodepools.specs import SpecError
-from nodepools.specs.labels import label_key_problem, label_value_problem
-from nodepools.specs.pool_names import pool_name_problem
+from nodepools.specs.core.labels import label_key_problem, label_value_problem
+from nodepools.specs.pools.names import pool_name_problem
 
 from tests.conftest import EKS, OKE
 

@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from nodepools.specs.accelerators import CATALOG, lookup_accelerator
-from nodepools.specs.instance_types import (
+from nodepools.specs.catalog.accelerators import CATALOG, lookup_accelerator
+from nodepools.specs.catalog.instance_types import (
     DATA,
     accelerated_family,
     architecture,

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 from nodepools import MachinePool, SharedNodePool
-from nodepools.specs.base import SpecError
-from nodepools.specs.kubelet_config import kubelet_config_fields
+from nodepools.specs.core.base import SpecError
+from nodepools.specs.pools.kubelet_config import kubelet_config_fields
 
 from tests.conftest import EKS, OKE
 
@@ -149,7 +149,9 @@ def test_kubelet_settings_are_checked_by_name_and_kind(key: str, value: Any, fra
 
 
 def test_the_kubelet_field_list_is_the_vendored_module_s():
-    document = json.loads((REPO / "components/specs/data/kubelet_config_fields.json").read_text())
+    document = json.loads(
+        (REPO / "components/specs/pools/data/kubelet_config_fields.json").read_text()
+    )
     assert document["module"] == "k8s.io/kubelet" and document["version"] == "v0.37.2"
     fields = kubelet_config_fields()
     assert fields == document["fields"] and len(fields) > 100

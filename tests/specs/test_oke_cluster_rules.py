@@ -12,7 +12,7 @@ from nodepools import AcceleratorStack, GpuSpotPool, MachinePool, SharedNodePool
 from nodepools.fleet.deploy import deploy_fleet
 from nodepools.offline import ProgramError, run
 from nodepools.pools.oke_autoscaler import OkeClusterAutoscaler
-from nodepools.specs.clusters import OkeCluster
+from nodepools.specs.clusters.targets import OkeCluster
 
 from tests.conftest import OKE
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from nodepools.specs import GpuSpotPoolArgs, MachinePoolArgs, SpecError, parse_spec
-from nodepools.specs.pools import resolve_gpu_spot_pool, resolve_pool
+from nodepools.specs.pools.args import resolve_gpu_spot_pool, resolve_pool
 
 from tests.conftest import EKS, OKE
 

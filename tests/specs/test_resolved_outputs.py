@@ -73,7 +73,7 @@ def test_only_fields_of_plain_types_are_skipped_when_looking_for_outputs():
     model or allows anything, is scanned."""
     import typing
 
-    from nodepools.specs.resolved import _plain_type, _reaching_fields, is_wired
+    from nodepools.specs.core.deferred_checks import _plain_type, _reaching_fields, is_wired
     from pydantic import BaseModel
 
     def names_a_model(annotation) -> bool:
@@ -98,8 +98,8 @@ def test_only_fields_of_plain_types_are_skipped_when_looking_for_outputs():
 def test_a_plain_type_is_one_that_holds_only_scalars():
     from typing import Any, Literal
 
-    from nodepools.specs.resolved import _plain_type
-    from nodepools.specs.scaling import Scaling
+    from nodepools.specs.core.deferred_checks import _plain_type
+    from nodepools.specs.core.scaling import Scaling
 
     assert _plain_type(str | None)
     assert _plain_type(dict[str, list[int]])

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from nodepools.fleet.deploy import validate_fleet
 from nodepools.specs import ClusterTarget, MachinePoolArgs, RosaCluster, SpecError, parse_spec
-from nodepools.specs.clusters import capabilities_for
-from nodepools.specs.rosa_cluster import DEFAULT_API_URL, DEFAULT_SSO_URL, TOKEN_ENV_VARS
+from nodepools.specs.clusters.rosa import DEFAULT_API_URL, DEFAULT_SSO_URL, TOKEN_ENV_VARS
+from nodepools.specs.clusters.targets import capabilities_for
 from pydantic import SecretStr, TypeAdapter, ValidationError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,7 +34,7 @@ def test_defaults():
 
 
 def test_defaults_are_the_ocm_clients_endpoints():
-    from nodepools.backends import ocm_client
+    from nodepools.backends.rosa import ocm_client
 
     assert (DEFAULT_API_URL, DEFAULT_SSO_URL) == (
         ocm_client.DEFAULT_API_URL,
@@ -50,7 +50,7 @@ def test_every_field_documents_its_default():
 
 
 def test_the_env_fallback_is_documented_and_is_what_the_provider_reads(monkeypatch):
-    from nodepools.backends import rosa as backend
+    from nodepools.backends.rosa import machine_pool as backend
 
     description = RosaCluster.model_fields["token"].description
     assert "RHCS_TOKEN then OCM_TOKEN" in description

@@ -6,10 +6,10 @@ from typing import Any
 
 import pytest
 from nodepools import GpuSpotPool, MachinePool
-from nodepools.backends.ocm_machine_pool_body import POOL_ID_PATTERN
+from nodepools.backends.rosa.request_body import POOL_ID_PATTERN
 from nodepools.offline import ProgramError, run
 from nodepools.specs import SpecError
-from nodepools.specs.pool_names import POOL_NAME_PATTERN
+from nodepools.specs.pools.names import POOL_NAME_PATTERN
 
 ROSA = {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291"}
 MULTI_AZ = {**ROSA, "multi_az": True}

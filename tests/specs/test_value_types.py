@@ -22,8 +22,8 @@ from nodepools.specs import (
     merge_taints,
     parse_spec,
 )
-from nodepools.specs.base import issues_from_validation_error
-from nodepools.specs.clusters import ClusterTarget
+from nodepools.specs.clusters.targets import ClusterTarget
+from nodepools.specs.core.base import issues_from_validation_error
 from pydantic import TypeAdapter, ValidationError
 
 from tests.conftest import EKS, OKE

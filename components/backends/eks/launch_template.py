@@ -1,0 +1,161 @@
+"""The launch template an EKS pool creates when it sets what only a launch template carries:
+`node_config` (a nodeadm NodeConfig in MIME multi-part user data), `metadata_options`,
+`boot_volume`, `network` (EFA interfaces, placement group: `eks_network`) and
+`capacity_reservation` (issue 14).
+
+EKS managed node groups merge a launch template's user data with their own bootstrap: on
+AL2023 the user data must be MIME multi-part, and nodeadm reads every
+`application/node.eks.aws` part as a `node.eks.aws/v1alpha1` NodeConfig merged over the one
+EKS writes (cluster name, endpoint, certificate authority, CIDR). Our script part runs
+beside it, never in its place.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pulumi
+import yaml
+from nodepools.backends.eks.network import build_network, pool_tags
+from nodepools.backends.provider_resource import Ec2LaunchTemplate, present
+from nodepools.specs.catalog.eks_ami import container_volume_device
+from nodepools.specs.pools.args import ResolvedPool
+from nodepools.specs.pools.node_settings import (
+    MIME_BOUNDARY,
+    BootVolume,
+    MetadataOptions,
+    NodeConfig,
+)
+
+NODEADM_API = "node.eks.aws/v1alpha1"
+
+
+def needs_launch_template(pool: ResolvedPool) -> bool:
+    """Whether the pool sets anything only a launch template can carry."""
+    network = pool.network
+    return (
+        any(
+            x is not None
+            for x in (pool.node_config, pool.metadata_options, pool.boot_volume, pool.ami_id)
+        )
+        or pool.capacity_reservation is not None
+        or (network is not None and (network.efa or network.placement_group is not None))
+    )
+
+
+def capacity_reservation_specification(pool: ResolvedPool) -> dict[str, Any] | None:
+    """The reservation the nodes launch into: one reservation id, or a resource group."""
+    reservation = pool.capacity_reservation
+    if reservation is None:
+        return None
+    return {
+        "capacityReservationTarget": present(
+            capacityReservationId=reservation.ids[0] if reservation.ids else None,
+            capacityReservationResourceGroupArn=reservation.resource_group_arn,
+        )
+    }
+
+
+def node_config_document(config: NodeConfig) -> dict[str, Any]:
+    """The nodeadm NodeConfig of `config`: kubelet fields under `spec.kubelet.config`."""
+    kubelet = dict(sorted(config.kubelet.items()))
+    if config.max_pods is not None:
+        kubelet["maxPods"] = config.max_pods
+    spec: dict[str, Any] = {"kubelet": {"config": kubelet}} if kubelet else {}
+    return {"apiVersion": NODEADM_API, "kind": "NodeConfig", "spec": spec}
+
+
+def mime_user_data(document: dict[str, Any], script: str | None) -> str:
+    """MIME multi-part user data: the NodeConfig part, then the user's script part."""
+    parts = [("application/node.eks.aws", "---\n" + yaml.safe_dump(document, sort_keys=False))]
+    if script is not None:
+        parts.append(('text/x-shellscript; charset="us-ascii"', script))
+    lines = ["MIME-Version: 1.0", f'Content-Type: multipart/mixed; boundary="{MIME_BOUNDARY}"', ""]
+    for content_type, body in parts:
+        lines += [f"--{MIME_BOUNDARY}", f"Content-Type: {content_type}", "", body.rstrip("\n"), ""]
+    lines.append(f"--{MIME_BOUNDARY}--")
+    return "\n".join(lines) + "\n"
+
+
+def block_device_mapping(pool: ResolvedPool, ami_type: str | None) -> dict[str, Any] | None:
+    """The volume that holds containers and images: `boot_volume` in full, or
+    `boot_volume_gb` (or the accelerator default) with the volume defaults; None leaves the
+    AMI's volumes as they are. It is the root volume /dev/xvda, except on a Bottlerocket
+    `ami_type` its data volume /dev/xvdb: Bottlerocket's OS volume keeps the AMI's size
+    (listing it here would resize the OS, not the room for images)."""
+    if pool.boot_volume is None and pool.boot_volume_gb is None:
+        return None
+    volume = pool.boot_volume or BootVolume()
+    return {
+        "deviceName": container_volume_device(ami_type),
+        "ebs": present(
+            volumeSize=pool.boot_volume_gb,
+            volumeType=volume.type,
+            iops=volume.iops,
+            throughput=volume.throughput,
+            # The provider types these flags as strings.
+            encrypted="true" if volume.encrypted else "false",
+            kmsKeyId=volume.kms_key_id,
+            deleteOnTermination="true",
+        ),
+    }
+
+
+def build_launch_template(
+    name: str,
+    pool: ResolvedPool,
+    parent: pulumi.Resource,
+    user_data: pulumi.Input[str] | None,
+    ami_type: str | None,
+) -> Ec2LaunchTemplate:
+    """`<pool>-launch-template`, auto-named by Pulumi (so a replacement can't collide), with
+    the custom AMI (`imageId`) if the pool has one and `user_data` (base64); `ami_type` is
+    the node group's, whose family decides which volume the pool's size is for.
+
+    A Capacity Block pool names its instance type here (EKS takes it from the template and
+    the node group names none) with the `capacity-block` market type."""
+    options = pool.metadata_options or MetadataOptions()
+    mapping = block_device_mapping(pool, ami_type)
+    network = build_network(name, pool, parent)
+    return Ec2LaunchTemplate(
+        f"{name}-launch-template",
+        {
+            "instanceType": pool.instance_type if pool.capacity_block else None,
+            "instanceMarketOptions": {"marketType": "capacity-block"}
+            if pool.capacity_block
+            else None,
+            "capacityReservationSpecification": capacity_reservation_specification(pool),
+            "networkInterfaces": network.network_interfaces,
+            "placement": network.placement,
+            "metadataOptions": present(
+                httpEndpoint=options.http_endpoint,
+                httpTokens=options.http_tokens,
+                httpPutResponseHopLimit=options.http_put_response_hop_limit,
+            ),
+            "blockDeviceMappings": [mapping] if mapping is not None else None,
+            "imageId": pool.ami_id,
+            "userData": user_data,
+            "tags": pool_tags(pool),
+        },
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
+
+
+def node_group_launch_template(template: Ec2LaunchTemplate) -> dict[str, Any]:
+    """The node group's reference: by id and latest version (a new version rolls the nodes).
+
+    A plain `pulumi.runtime.Mocks` echoes inputs, so `latest_version` (computed by EC2) is
+    None there: then no version, never the string "None"."""
+    # The node group's `launchTemplate` block (provider_resource.EksNodeGroup).
+    return {
+        "id": template.id,
+        "version": cast(
+            "pulumi.Output[str]", template.output("latestVersion").apply(_version_text)
+        ),
+    }
+
+
+def _version_text(version: float | None) -> str | None:
+    # None where nothing computed it (a plain Mocks). A number crosses the engine's protobuf
+    # Struct as a float (1.0); the typed SDK output made it an int, and EKS wants "1".
+    return None if version is None else str(int(version))

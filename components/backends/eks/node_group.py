@@ -1,0 +1,332 @@
+"""EKS managed node groups (pulumi_aws), with cluster-autoscaler scale-from-zero tags."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, cast
+
+import pulumi
+from nodepools.backends import BuiltPool
+from nodepools.backends.eks.asg_tag import AutoscalingGroupTag
+from nodepools.backends.eks.custom_ami import launch_template_user_data
+from nodepools.backends.eks.launch_template import (
+    build_launch_template,
+    needs_launch_template,
+    node_group_launch_template,
+)
+from nodepools.backends.eks.network import pool_subnet_ids, pool_tags
+from nodepools.backends.eks.scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
+from nodepools.backends.provider_resource import EksNodeGroup, present
+from nodepools.pools.node_role import NodeRole
+from nodepools.specs.catalog.accelerators import AMD_GPU, NVIDIA_GPU
+from nodepools.specs.catalog.eks_ami import default_ami_type
+from nodepools.specs.core.base import Issue, SpecError, format_path
+from nodepools.specs.core.labels import LABEL_VALUE_MAX
+from nodepools.specs.pools.args import ResolvedPool
+from nodepools.specs.pools.node_role import NodeRoleArgs
+
+EKS_EFFECTS = {
+    "NoSchedule": "NO_SCHEDULE",
+    "PreferNoSchedule": "PREFER_NO_SCHEDULE",
+    "NoExecute": "NO_EXECUTE",
+}
+CA_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
+
+# EKS caps a node group name at 63 characters; a name prefix gets a 26-character unique
+# suffix from the provider (terraform-plugin-sdk `id.UniqueIDSuffixLength`).
+NODE_GROUP_NAME_MAX = 63
+NAME_PREFIX_SUFFIX_LENGTH = 26
+
+
+def node_group_name_prefix(pool_name: str) -> str:
+    """`<pool>-`, cut so that the generated name fits EKS's 63 characters."""
+    room = NODE_GROUP_NAME_MAX - NAME_PREFIX_SUFFIX_LENGTH - 1
+    return f"{pool_name[:room].rstrip('-_')}-"
+
+
+def ami_type_for(pool: ResolvedPool) -> str | None:
+    """The cluster's `ami_type` (checked against the pool's architecture by the spec), else
+    the one the pool's architecture and accelerator call for (`specs.eks_ami`)."""
+    if pool.ami_id is not None:
+        return "CUSTOM"
+    if pool.cluster.ami_type:
+        return pool.cluster.ami_type
+    resource = pool.accelerator.resource if pool.accelerator is not None else None
+    return default_ami_type(pool.instance_type, resource)
+
+
+# The cluster autoscaler's AWS provider knows a GPU node by this label (its `GPULabel`):
+# with it, a node whose device plugin has not yet advertised its GPUs counts as a GPU node
+# still starting, rather than one without GPUs, and the autoscaler does not scale up again
+# for the same pending pods. The value names the GPU.
+GPU_NODE_LABEL = "k8s.amazonaws.com/accelerator"
+
+
+# A run of what a label value can't hold (with any `-` around it): one `-` stands for it.
+_NOT_IN_LABEL_VALUE = re.compile(r"[^a-z0-9._]+")
+
+
+def gpu_label_value(vendor: str, model: str) -> str:
+    """`<vendor>-<model>` lowercase (`nvidia-a10g`), always a valid label value: `model` is
+    free text (`RTX PRO 6000 Blackwell`), so each run of characters a label value can't
+    hold becomes one `-` (`nvidia-rtx-pro-6000-blackwell`), and the value is cut to 63
+    characters and ends trimmed to alphanumerics. EKS refuses the node group (and a custom
+    AMI's kubelet its `--node-labels`) for any other value."""
+    text = f"{vendor}-{model}".lower() if model else vendor
+    value = _NOT_IN_LABEL_VALUE.sub("-", text)[:LABEL_VALUE_MAX]
+    return value.strip("-_.")
+
+
+def node_labels(pool: ResolvedPool) -> dict[str, str]:
+    """The node group's labels: the pool's, plus the autoscaler's GPU label on GPU pools."""
+    accelerator = pool.accelerator
+    if accelerator is None or accelerator.resource not in (NVIDIA_GPU, AMD_GPU):
+        return dict(pool.labels)
+    vendor = "amd" if accelerator.resource == AMD_GPU else "nvidia"
+    return {**pool.labels, GPU_NODE_LABEL: gpu_label_value(vendor, accelerator.model)}
+
+
+def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
+    """Tags that let cluster-autoscaler scale the group from zero.
+
+    With no node to look at, the autoscaler builds a template node from these tags on the
+    Auto Scaling group; EKS does not copy node-group labels and taints there itself.
+    """
+    tags = {f"{CA_TEMPLATE}/label/{key}": value for key, value in node_labels(pool).items()}
+    for taint in pool.taints:
+        tags[f"{CA_TEMPLATE}/taint/{taint.key}"] = f"{taint.value or ''}:{taint.effect}"
+    # What a node advertises once its device software runs (MIG slices, time-sliced GPUs):
+    # a pending pod asking for it scales the group from zero only if the template has it.
+    accelerator = pool.node_accelerator
+    if accelerator is not None:
+        tags[f"{CA_TEMPLATE}/resources/{accelerator.resource}"] = str(accelerator.count)
+    # Pods asking for EFA interfaces scale a group from zero only if its template has them.
+    for resource, count in pool.extra_limits.items():
+        tags[f"{CA_TEMPLATE}/resources/{resource}"] = str(count)
+    return dict(sorted(tags.items()))
+
+
+# EKS's own limits on a node group's labels and taints, stricter than Kubernetes' (a key
+# there may have a 253-character prefix before its 63-character name, a label value may be
+# empty): the EKS API's `labelKey` and `labelValue` are 1 to 63 characters, `taintKey` 1 to
+# 63, `taintValue` 0 to 63 (botocore's EKS model; pulumi_aws `NodeGroupTaint`: "Maximum
+# length of 63"), and a node group has at most 50 taints (terraform-provider-aws
+# `aws_eks_node_group` `taint` MaxItems). Values of at most 63 characters are Kubernetes'
+# own rule, checked by the spec everywhere.
+EKS_LABEL_KEY_MAX = 63
+EKS_TAINT_KEY_MAX = 63
+EKS_TAINTS_MAX = 50
+
+
+def node_group_issues(pool: ResolvedPool) -> list[Issue]:
+    """What EKS would refuse in the node group's labels and taints (its limits above), each
+    at its path with the value quoted; the labels checked are the ones sent (`node_labels`)."""
+    issues: list[Issue] = []
+    for key, value in node_labels(pool).items():
+        path = format_path(("labels", key))
+        if len(key) > EKS_LABEL_KEY_MAX:
+            issues.append(
+                Issue(
+                    path,
+                    f"label key {key!r} is {len(key)} characters long; EKS allows node group "
+                    f"label keys of at most {EKS_LABEL_KEY_MAX} characters, prefix included: "
+                    "use a shorter prefix",
+                )
+            )
+        if not value:
+            issues.append(
+                Issue(
+                    path,
+                    f"label {key!r} has the empty value {value!r}; EKS refuses empty node "
+                    "group label values: give it one (e.g. 'true')",
+                )
+            )
+    if len(pool.taints) > EKS_TAINTS_MAX:
+        issues.append(
+            Issue(
+                "taints",
+                f"{len(pool.taints)} taints (the pool's defaults included); an EKS node group "
+                f"takes at most {EKS_TAINTS_MAX}",
+            )
+        )
+    for index, taint in enumerate(pool.taints):
+        if len(taint.key) > EKS_TAINT_KEY_MAX:
+            issues.append(
+                Issue(
+                    f"taints[{index}].key",
+                    f"taint key {taint.key!r} is {len(taint.key)} characters long; EKS "
+                    f"allows taint keys of at most {EKS_TAINT_KEY_MAX} characters, prefix "
+                    "included: use a shorter prefix",
+                )
+            )
+    return issues
+
+
+def check_node_group(pool: ResolvedPool) -> None:
+    """Raise SpecError when EKS would refuse the pool's node group (`node_group_issues`):
+    run by every EKS pool before anything is registered (`nodepools.backends.check_pool`)."""
+    issues = node_group_issues(pool)
+    if issues:
+        raise SpecError(f"pool {pool.component_name!r}", issues)
+
+
+def capacity_type(pool: ResolvedPool) -> str:
+    """The node group's capacity type: `CAPACITY_BLOCK`, `SPOT` or `ON_DEMAND` (which an
+    On-Demand Capacity Reservation is, targeted by the launch template)."""
+    if pool.capacity_block:
+        return "CAPACITY_BLOCK"
+    return "SPOT" if pool.spot is not None else "ON_DEMAND"
+
+
+def asg_tag_names(name: str, tags: dict[str, str]) -> dict[str, str]:
+    """Child names of the tag resources: `<pool>-asg-tag-label-team`, no `/` in them.
+
+    A key that would read the same as another's after the slashes go (`a/b` and `a-b`) gets
+    a short digest of itself, so every name stays unique and stable.
+    """
+    readable = {key: f"{name}-asg-tag-{_tag_suffix(key).replace('/', '-')}" for key in tags}
+    taken = Counter(readable.values())
+    return {
+        key: child if taken[child] == 1 else f"{child}-{_digest(key)}"
+        for key, child in readable.items()
+    }
+
+
+def _tag_suffix(key: str) -> str:
+    return key.removeprefix(CA_TEMPLATE + "/")
+
+
+def _legacy_asg_tag_name(name: str, key: str) -> str:
+    return f"{name}-asg-tag-{_tag_suffix(key)}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+
+def first_asg_name(resources: Sequence[Any] | None) -> str | None:
+    """The node group's Auto Scaling group, or None while nobody has reported it.
+
+    EKS reports it once the group exists. A plain `pulumi.runtime.Mocks` echoes inputs, so
+    `resources` is absent there (in preview it is unknown and this never runs): the tags
+    then name no group rather than crash the user's test.
+    """
+    for resource in resources or ():
+        for group in resource.get("autoscalingGroups") or ():
+            if group.get("name"):
+                return group["name"]
+    return None
+
+
+def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltPool:
+    """One managed node group (plus scale-from-zero tags when autoscaled).
+
+    The group is named by `node_group_name_prefix` (`<pool>-` and a unique suffix), never a
+    fixed `node_group_name`: instance types, AMI type, capacity type, disk size, subnets and
+    role can only change by replacing the group, and Pulumi replaces create-before-delete,
+    so a fixed name fails with `ResourceInUseException: NodeGroup already exists`. The
+    new group comes up before the old one drains, which delete-before-replace would not
+    give. The pool's identity is the `nodepools.dev/pool` label (and tag), which workloads
+    and quotas select on; the generated name is nobody's key. Moving from an earlier
+    version that set `node_group_name` replaces each group once.
+    """
+    cluster = pool.cluster
+    child = pulumi.ResourceOptions(parent=parent)
+    prefix = node_group_name_prefix(pool.pool_name)
+    # EKS requires max_size >= 1, even for a pool pinned at zero nodes.
+    max_size = max(pool.max_nodes, 1)
+    desired = (
+        desired_size(cluster.cluster_name, pool.pool_name, prefix, pool.min_nodes, max_size)
+        if pool.autoscaled
+        else DesiredSize(pool.min_nodes, follow_autoscaler=False)
+    )
+    ami_type = ami_type_for(pool)
+    # With a launch template the volume for images (the root volume; Bottlerocket's data
+    # volume) is its block device mapping: EKS refuses `disk_size` beside a launch template.
+    template = (
+        build_launch_template(
+            name, pool, parent, launch_template_user_data(pool, node_labels(pool)), ami_type
+        )
+        if needs_launch_template(pool)
+        else None
+    )
+    role_arn = cluster.node_role_arn
+    node_role = None
+    if role_arn is None:
+        node_role = NodeRole(
+            f"{name}-node-role",
+            NodeRoleArgs(
+                name_prefix=pool.pool_name, partition=cluster.partition, tags=cluster.tags
+            ),
+            opts=child,
+        )
+        role_arn = node_role.role_arn
+    node_group = EksNodeGroup(
+        f"{name}-node-group",
+        {
+            "clusterName": cluster.cluster_name,
+            "nodeGroupNamePrefix": prefix,
+            "nodeRoleArn": role_arn,
+            "subnetIds": pool_subnet_ids(pool),
+            # A Capacity Block's type is in the launch template; EKS refuses it in both.
+            "instanceTypes": None
+            if pool.capacity_block
+            else list(pool.instance_types) or [pool.instance_type],
+            "capacityType": capacity_type(pool),
+            "scalingConfig": {
+                "minSize": pool.min_nodes,
+                "maxSize": max_size,
+                "desiredSize": desired.value,
+            },
+            "labels": node_labels(pool),
+            "taints": [
+                present(key=t.key, value=t.value, effect=EKS_EFFECTS[t.effect]) for t in pool.taints
+            ],
+            "diskSize": pool.boot_volume_gb if template is None else None,
+            "launchTemplate": node_group_launch_template(template) if template else None,
+            "updateConfig": present(
+                maxUnavailable=pool.update.max_unavailable,
+                maxUnavailablePercentage=pool.update.max_unavailable_percent,
+            )
+            if pool.update
+            else None,
+            "nodeRepairConfig": {"enabled": pool.auto_repair}
+            if pool.auto_repair is not None
+            else None,
+            "amiType": ami_type,
+            "releaseVersion": pool.release_version,
+            "tags": pool_tags(pool),
+        },
+        # The autoscaler owns the desired size once the group exists; without this
+        # every `pulumi up` would reset it to the minimum. Unless new bounds exclude the
+        # live size: then it is sent, clamped, or EKS refuses the update (eks_scaling).
+        # A created role's policies are attached before nodes try to join (and detached
+        # only after the group is gone).
+        opts=pulumi.ResourceOptions(
+            parent=parent,
+            ignore_changes=[DESIRED_SIZE_PATH] if desired.follow_autoscaler else None,
+            depends_on=[node_role] if node_role else None,
+        ),
+    )
+    if pool.autoscaled:
+        # None only where no Auto Scaling group was reported (plain mocks, see first_asg_name).
+        asg_name = cast("pulumi.Output[str]", node_group.output("resources").apply(first_asg_name))
+        tags = autoscaler_node_template_tags(pool)
+        for key, child_name in asg_tag_names(name, tags).items():
+            AutoscalingGroupTag(
+                child_name,
+                AutoscalingGroupTag.inputs(asg_name, key, tags[key]),
+                # Named `<pool>-asg-tag-label/<key>` before names lost their slashes.
+                opts=pulumi.ResourceOptions(
+                    parent=parent, aliases=[pulumi.Alias(name=_legacy_asg_tag_name(name, key))]
+                ),
+            )
+    return BuiltPool(
+        pool_id=node_group.id,
+        resource=node_group,
+        node_role_arn=pulumi.Output.from_input(role_arn),
+        node_role=node_role,
+    )

@@ -1,0 +1,105 @@
+"""An autoscaled EKS node group's desired size: the autoscaler's, unless new bounds exclude it.
+
+The cluster autoscaler owns `desiredSize` once a group exists, so the node group ignores
+changes to it (otherwise every `up` would reset it to the minimum). But an update that
+raises `minSize` above the live desired size (or lowers `maxSize` below it) then sends the
+old desired size with the new bounds, and EKS refuses the whole update: "Minimum capacity
+X can't be greater than desired size Y" (terraform-aws-eks #748, #3306). So at each
+`preview` and `up` the pool reads its group's live scaling config from EKS
+(ListNodegroups, DescribeNodegroup through the provider's invokes) and, only when the new
+bounds exclude the live desired size, sends the desired size clamped into them (and stops
+ignoring it for that update); otherwise it keeps following the autoscaler.
+
+Nothing is read when there is nothing to read: a pool that is not autoscaled, a cluster
+whose name is not known yet (an Output: the cluster is created in the same stack), or a
+group that does not exist yet. A read that fails (permissions, network) is reported as a
+warning and the pool falls back to following the autoscaler, as before.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import pulumi
+from nodepools.backends.provider_resource import sdk_invoke
+from nodepools.specs.core.labels import POOL_LABEL
+
+DESIRED_SIZE_PATH = "scalingConfig.desiredSize"
+# pulumi_aws's `eks.get_node_groups` and `eks.get_node_group`, made as that SDK makes them
+# (provider_resource.sdk_invoke; tests/backends/test_provider_resource.py compares).
+PACKAGE = "pulumi_aws"
+LIST_NODE_GROUPS = "aws:eks/getNodeGroups:getNodeGroups"
+DESCRIBE_NODE_GROUP = "aws:eks/getNodeGroup:getNodeGroup"
+# The provider's unique suffix after a name prefix: 26 characters (terraform-plugin-sdk
+# `id.PrefixedUniqueId`, `%s%s%08x`): an 18-digit UTC timestamp to the ten-thousandth of a
+# second, then a counter in 8 lowercase hex digits (`...0000000a` is the tenth name).
+_UNIQUE_SUFFIX = r"\d{18}[0-9a-f]{8}"
+
+
+@dataclass(frozen=True)
+class DesiredSize:
+    """What the node group gets: the desired size to send, and whether to ignore it."""
+
+    value: int
+    follow_autoscaler: bool  # True: ignore changes to desiredSize (the autoscaler owns it)
+
+
+def desired_size(
+    cluster_name: Any, pool_name: str, name_prefix: str, min_nodes: int, max_nodes: int
+) -> DesiredSize:
+    """The desired size an autoscaled pool's node group should be registered with."""
+    live = live_desired_size(cluster_name, pool_name, name_prefix)
+    if live is None:
+        return DesiredSize(min_nodes, follow_autoscaler=True)
+    clamped = min(max(live, min_nodes), max_nodes)
+    return DesiredSize(clamped, follow_autoscaler=clamped == live)
+
+
+# The node groups of each cluster, listed once per program run (a fleet of 50 pools on one
+# cluster made 50 identical ListNodegroups calls, a fifth of its plan's CPU). Keyed by the
+# run's root stack resource, weakly: nothing outlives the run that listed it.
+_GROUP_NAMES: weakref.WeakKeyDictionary[Any, dict[str, list[str]]] = weakref.WeakKeyDictionary()
+
+
+def _group_names(cluster_name: str) -> list[str]:
+    root = pulumi.runtime.get_root_resource()
+    listed = _GROUP_NAMES.setdefault(root, {}) if root is not None else {}
+    if cluster_name not in listed:
+        listed_groups = sdk_invoke(PACKAGE, LIST_NODE_GROUPS, {"clusterName": cluster_name})
+        names: list[Any] = listed_groups.get("names") or []
+        listed[cluster_name] = [n for n in names if isinstance(n, str)]
+    return listed[cluster_name]
+
+
+def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> int | None:
+    """The desired size of the pool's existing node group in EKS, or None (see above)."""
+    if not isinstance(cluster_name, str):
+        return None
+    pattern = re.compile(re.escape(name_prefix) + _UNIQUE_SUFFIX)
+    try:
+        names = _group_names(cluster_name)
+        for group_name in sorted(n for n in names if pattern.fullmatch(n)):
+            group = sdk_invoke(
+                PACKAGE,
+                DESCRIBE_NODE_GROUP,
+                {"clusterName": cluster_name, "nodeGroupName": group_name},
+            )
+            # The prefix may be shared by a longer pool name cut to fit; the tag is ours.
+            tags: dict[str, Any] = group.get("tags") or {}
+            if tags.get(POOL_LABEL) != pool_name:
+                continue
+            configs: list[Any] = group.get("scalingConfigs") or []
+            size = configs[0].get("desiredSize") if configs else None
+            # Whole numbers arrive as floats from a protobuf Struct.
+            if isinstance(size, int | float) and not isinstance(size, bool) and size == int(size):
+                return int(size)
+    except Exception as exc:
+        pulumi.log.warn(
+            f"could not read the live size of EKS node group(s) {name_prefix}* in cluster "
+            f"{cluster_name!r} ({type(exc).__name__}: {exc}); the desired size is left to "
+            "the autoscaler, and raising `min_replicas` above it would be refused by EKS"
+        )
+    return None

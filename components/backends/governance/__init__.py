@@ -1,0 +1,1 @@
+"""OSMO config documents applied through a Pulumi dynamic provider and OSMO's HTTP API."""

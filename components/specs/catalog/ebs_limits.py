@@ -1,0 +1,70 @@
+"""What EBS accepts for a volume's provisioned performance, by volume type.
+
+AWS's current limits (EC2 User Guide, Amazon EBS volume types; gp3 raised in September
+2025 from 16,000 IOPS / 1,000 MiB/s / 16 TiB): gp3 3,000-80,000 IOPS at most 500 per GiB,
+125-2,000 MiB/s at most 0.25 MiB/s per provisioned IOPS; io1 100-64,000 IOPS at most 50
+per GiB; io2 100-256,000 IOPS at most 1,000 per GiB. The per-GiB ratios are checked only
+when the size is given (else the AMI's root volume size decides, unknown here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from nodepools.specs.core.base import Issue
+
+
+@dataclass(frozen=True)
+class IopsLimits:
+    low: int
+    high: int
+    per_gib: int
+
+
+IOPS_LIMITS = {
+    "gp3": IopsLimits(3000, 80000, 500),
+    "io1": IopsLimits(100, 64000, 50),
+    "io2": IopsLimits(100, 256000, 1000),
+}
+GP3_BASELINE_IOPS = 3000
+GP3_THROUGHPUT = (125, 2000)
+GP3_THROUGHPUT_PER_IOPS = 0.25
+
+
+def ebs_performance_issues(
+    volume_type: str, size_gb: int | None, iops: int | None, throughput: int | None
+) -> list[Issue]:
+    """Every way `iops` and `throughput` fall outside what `volume_type` takes."""
+    issues: list[Issue] = []
+    limits = IOPS_LIMITS.get(volume_type)
+    if iops is not None and limits is not None:
+        if not limits.low <= iops <= limits.high:
+            issues.append(
+                Issue("iops", f"{iops} is outside {limits.low}..{limits.high} for {volume_type}")
+            )
+        elif size_gb is not None and iops > limits.per_gib * size_gb:
+            issues.append(
+                Issue(
+                    "iops",
+                    f"{iops} is more than {limits.per_gib} IOPS per GiB of a {size_gb} GiB "
+                    f"{volume_type} volume allow ({limits.per_gib * size_gb}); grow `size_gb` "
+                    "or lower `iops`",
+                )
+            )
+    if throughput is not None and volume_type == "gp3":
+        low, high = GP3_THROUGHPUT
+        provisioned = iops if iops is not None else GP3_BASELINE_IOPS
+        if not low <= throughput <= high:
+            issues.append(
+                Issue("throughput", f"{throughput} is outside {low}..{high} MiB/s for gp3")
+            )
+        elif throughput > GP3_THROUGHPUT_PER_IOPS * provisioned:
+            issues.append(
+                Issue(
+                    "throughput",
+                    f"{throughput} MiB/s is more than {GP3_THROUGHPUT_PER_IOPS} MiB/s per IOPS of "
+                    f"{provisioned} IOPS allow ({int(GP3_THROUGHPUT_PER_IOPS * provisioned)}); "
+                    "raise `iops`",
+                )
+            )
+    return issues

@@ -1,0 +1,82 @@
+"""Which EKS AMI type a node group gets: the node's CPU architecture and accelerator decide.
+
+Without an explicit AMI type EKS picks its standard x86_64 AMI: a Graviton group would not
+boot, and accelerator nodes would join without a driver and never advertise their devices.
+AMI type names: EKS `Nodegroup.amiType` (AWS CDK `NodegroupAmiType` lists the same values:
+https://docs.aws.amazon.com/cdk/api/v2/python/aws_cdk.aws_eks/NodegroupAmiType.html).
+"""
+
+from __future__ import annotations
+
+from nodepools.specs.catalog.instance_types import architecture
+
+NVIDIA = "nvidia.com/gpu"
+NEURON = "aws.amazon.com/neuron"
+
+# (architecture, accelerator resource or None) -> AMI type. x86_64 CPU pools keep EKS's
+# default (None): naming it would replace every existing x86 group for no change.
+DEFAULT_AMI_TYPES: dict[tuple[str, str | None], str] = {
+    ("x86_64", NVIDIA): "AL2023_x86_64_NVIDIA",
+    ("arm64", NVIDIA): "AL2023_ARM_64_NVIDIA",
+    ("x86_64", NEURON): "AL2023_x86_64_NEURON",
+    ("arm64", None): "AL2023_ARM_64_STANDARD",
+}
+
+
+# The volumes of the EKS AMI families, one source for the EKS launch template and Karpenter's
+# EC2NodeClass. Amazon Linux (and the AL2023-based custom AMIs nodeadm boots) keep the OS,
+# containers and images on one root volume, /dev/xvda; Windows's root is /dev/sda1.
+# Bottlerocket keeps its OS on a small /dev/xvda and containers and images on a data
+# volume, /dev/xvdb (Karpenter's amifamily `Bottlerocket.DefaultBlockDeviceMappings` and
+# `EphemeralBlockDevice`): that is the volume a pool's boot volume size is for.
+ROOT_DEVICE = "/dev/xvda"
+WINDOWS_ROOT_DEVICE = "/dev/sda1"
+BOTTLEROCKET_OS_DEVICE = ROOT_DEVICE
+BOTTLEROCKET_DATA_DEVICE = "/dev/xvdb"
+
+
+def is_bottlerocket(ami_type: str | None) -> bool:
+    """Whether the EKS AMI type is a Bottlerocket one (`BOTTLEROCKET_x86_64_NVIDIA`, ...)."""
+    return ami_type is not None and ami_type.startswith("BOTTLEROCKET_")
+
+
+def container_volume_device(ami_type: str | None) -> str:
+    """The device of the volume that holds containers and images on a node group of
+    `ami_type` (None: EKS's default Amazon Linux AMI): Bottlerocket's data volume, else the
+    root volume."""
+    return BOTTLEROCKET_DATA_DEVICE if is_bottlerocket(ami_type) else ROOT_DEVICE
+
+
+def ami_architecture(ami_type: str) -> str | None:
+    """The CPU architecture an AMI type boots, or None (CUSTOM: the launch template's AMI)."""
+    if "ARM_64" in ami_type:
+        return "arm64"
+    if "x86_64" in ami_type:
+        return "x86_64"
+    return None
+
+
+def default_ami_type(instance_type: str, accelerator_resource: str | None) -> str | None:
+    """The AMI type for a pool of `instance_type` with that accelerator (None: EKS's default).
+
+    An accelerator EKS has no AMI for (AMD GPUs) gets the standard AMI of the architecture:
+    its driver comes from an operator, as on any other Kubernetes."""
+    arch = architecture(instance_type)
+    found = DEFAULT_AMI_TYPES.get((arch, accelerator_resource))
+    return found if found is not None else DEFAULT_AMI_TYPES.get((arch, None))
+
+
+def ami_type_problem(ami_type: str | None, instance_type: str) -> str | None:
+    """Why the cluster's `ami_type` can't boot `instance_type` (an other architecture)."""
+    if not ami_type:
+        return None
+    ami_arch = ami_architecture(ami_type)
+    arch = architecture(instance_type)
+    if ami_arch is None or ami_arch == arch:
+        return None
+    return (
+        f"{instance_type!r} is an {arch} instance type, but `cluster.ami_type` "
+        f"{ami_type!r} is an {ami_arch} AMI, so EKS can't launch it; remove "
+        "`cluster.ami_type` (each pool then gets the AMI type of its architecture and "
+        f"accelerator) or use an {arch} one for this pool's cluster entry"
+    )

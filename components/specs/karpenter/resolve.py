@@ -1,0 +1,481 @@
+"""The resolved Karpenter pool: every default applied, requirements and limits checked
+together; what the Karpenter backend renders (args: nodepools.specs.karpenter.args)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from nodepools.specs.catalog.accelerators import (
+    ACCELERATOR_RESOURCES,
+    AMD_GPU,
+    AWS_NEURON,
+    NVIDIA_GPU,
+    Accelerator,
+)
+from nodepools.specs.core.base import Issue, SpecError, format_path
+from nodepools.specs.core.labels import (
+    POOL_LABEL,
+)
+from nodepools.specs.core.taints import ISOLATING_EFFECTS, Taint, merge_taints
+from nodepools.specs.karpenter.accelerators import (
+    AcceleratorProfile,
+    CountRange,
+    accelerator_profile,
+)
+from nodepools.specs.karpenter.args import (
+    ACCELERATOR_CONSOLIDATE_AFTER,
+    ACCELERATOR_CONSOLIDATION_POLICY,
+    DEFAULT_CONSOLIDATE_AFTER,
+    DEFAULT_CONSOLIDATION_POLICY,
+    WHOLE_UNIT_LIMITS,
+    Budget,
+    Disruption,
+    KarpenterNodePoolArgs,
+)
+from nodepools.specs.karpenter.labels import (
+    ARCH_LABEL,
+    CAPACITY_TYPE_LABEL,
+    GPU_COUNT_LABEL,
+    GPU_MANUFACTURER_LABEL,
+    GPU_NAME_LABEL,
+    INSTANCE_CATEGORY_LABEL,
+    INSTANCE_FAMILY_LABEL,
+    INSTANCE_TYPE_LABEL,
+    NEURON_COUNT_LABEL,
+    NEURON_NAME_LABEL,
+)
+from nodepools.specs.karpenter.node_class import NodeClassArgs
+from nodepools.specs.karpenter.requirements import NodeRequirement, requirement_manifest
+from nodepools.specs.pools.args import accelerator_taint, effective_pool_name
+
+# --- the resolved pool ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One NodePool requirement (a node selector term Karpenter launches instances for)."""
+
+    key: str
+    operator: str
+    values: tuple[str, ...]
+    min_values: int | None = None
+
+    def to_manifest(self) -> dict[str, Any]:
+        return requirement_manifest(self.key, self.operator, self.values, self.min_values)
+
+
+@dataclass(frozen=True)
+class ResolvedKarpenterPool:
+    """A Karpenter pool with every default applied: what the backend renders."""
+
+    component_name: str
+    pool_name: str
+    node_class: NodeClassArgs | None
+    node_class_name: str
+    capacity_types: tuple[str, ...]
+    requirements: tuple[Requirement, ...]
+    labels: dict[str, str]
+    taints: tuple[Taint, ...]
+    startup_taints: tuple[Taint, ...]
+    limits: dict[str, int | str]
+    consolidation_policy: str
+    consolidate_after: str
+    budgets: tuple[Budget, ...] | None
+    weight: int | None
+    replicas: int | None
+    expire_after: str | None
+    identity_label: bool
+    termination_grace_period: str | None
+    profile: AcceleratorProfile = field(default_factory=AcceleratorProfile)
+    # Write `spec.disruption` (given, or our accelerator default); else Karpenter's defaults.
+    write_disruption: bool = True
+    efa: bool = False
+    annotations: dict[str, str] = field(default_factory=dict[str, str])
+    instances: str = "any"  # what may be launched, for people (plan's capacity table)
+
+    @property
+    def accelerator(self) -> Accelerator | None:
+        """What a pod asks for to run here: the fewest accelerators any node has (1 when
+        unknown), so the request fits every instance the pool may launch."""
+        resource = self.profile.resource
+        if resource is None:
+            return None
+        vendor = {NVIDIA_GPU: "nvidia", AMD_GPU: "amd", AWS_NEURON: "aws"}[resource]
+        count = min(self.profile.counts, default=1)
+        return Accelerator(resource=resource, count=count, vendor=vendor, model=self.profile.model)
+
+    def summary(self) -> dict[str, Any]:
+        """Plain, secret-free description registered as the component's inputs."""
+        profile = self.profile
+        return {
+            "poolName": self.pool_name,
+            "clusterKind": "karpenter",
+            "instanceType": self.instances,
+            "capacityTypes": list(self.capacity_types),
+            "nodeClassName": self.node_class_name,
+            "acceleratorResource": profile.resource,
+            "acceleratorsPerNode": min(profile.counts) if profile.counts else None,
+            "acceleratorModel": profile.model or None,
+            "limits": dict(self.limits),
+            "labels": dict(self.labels),
+            "taints": [str(t) for t in self.taints],
+            "consolidationPolicy": self.consolidation_policy,
+            "consolidateAfter": self.consolidate_after,
+            **({"replicas": self.replicas} if self.replicas is not None else {}),
+        }
+
+
+def _requirements(
+    args: KarpenterNodePoolArgs, profile: AcceleratorProfile, capacity_types: tuple[str, ...]
+):
+    def values(items: Iterable[Any]) -> tuple[str, ...]:
+        return tuple(sorted({str(item) for item in items}))
+
+    pinned: dict[str, Iterable[Any] | None] = {
+        CAPACITY_TYPE_LABEL: capacity_types,
+        ARCH_LABEL: args.architectures,
+        INSTANCE_TYPE_LABEL: args.instance_types,
+        INSTANCE_FAMILY_LABEL: args.instance_families,
+        INSTANCE_CATEGORY_LABEL: args.instance_categories,
+        GPU_COUNT_LABEL: None if args.gpu_count is None else [args.gpu_count],
+        GPU_MANUFACTURER_LABEL: args.gpu_manufacturers
+        or (["nvidia"] if profile.narrow_to_nvidia else None),
+        GPU_NAME_LABEL: args.gpu_names,
+        NEURON_COUNT_LABEL: None if args.neuron_count is None else [args.neuron_count],
+        NEURON_NAME_LABEL: args.neuron_names,
+    }
+    if args.capacity_types == []:
+        del pinned[CAPACITY_TYPE_LABEL]
+    for requirement in args.requirements:
+        # A default of ours (capacity type, GPU maker) on a key the user's own requirement
+        # sets gives way to it; an arg the user set on that key was refused already.
+        pinned.pop(requirement.key, None)
+    ours = tuple(
+        Requirement(key, "In", values(items))
+        for key, items in sorted(pinned.items())
+        if items is not None
+    )
+    # The user's requirements in the order written, after ours (the same input renders the
+    # same manifest; their order is theirs).
+    return ours + tuple(
+        Requirement(r.key, r.operator, tuple(r.values), r.min_values) for r in args.requirements
+    )
+
+
+# Requirement keys whose `In` values tell what the pool launches, and the arg that would
+# say the same: folded into the args the accelerator profile reads.
+_FOLDED_LISTS = {
+    INSTANCE_TYPE_LABEL: "instance_types",
+    INSTANCE_FAMILY_LABEL: "instance_families",
+    INSTANCE_CATEGORY_LABEL: "instance_categories",
+    GPU_MANUFACTURER_LABEL: "gpu_manufacturers",
+    GPU_NAME_LABEL: "gpu_names",
+    NEURON_NAME_LABEL: "neuron_names",
+    ARCH_LABEL: "architectures",
+}
+_FOLDED_COUNTS = {GPU_COUNT_LABEL: "gpu_count", NEURON_COUNT_LABEL: "neuron_count"}
+
+
+def _count_ranges(requirements: list[NodeRequirement]) -> dict[str, tuple[CountRange, str]]:
+    """What the requirements on each count key admit, by count arg, and the last such
+    requirement's path. A key whose requirements admit instances without the device (no
+    lower bound, `NotIn`, `DoesNotExist`) is not folded: it makes no accelerator pool."""
+    found: dict[str, tuple[CountRange, str]] = {}
+    for index, requirement in enumerate(requirements):
+        name = _FOLDED_COUNTS.get(requirement.key)
+        if name is None:
+            continue
+        numbers = [int(v) for v in requirement.values if v.isdigit()]
+        before = found[name][0] if name in found else CountRange()
+        values, low, high = before.values, before.low, before.high
+        match requirement.operator:
+            case "In":
+                listed = frozenset(numbers)
+                values = listed if values is None else values & listed
+            case "Gt" | "Gte":
+                low = max(low, numbers[0] + (requirement.operator == "Gt"))
+            case "Lt" | "Lte":
+                ceiling = numbers[0] - (requirement.operator == "Lt")
+                high = ceiling if high is None else min(high, ceiling)
+            case "Exists":
+                low = max(low, 1)
+            case _:
+                continue
+        found[name] = (CountRange(values, low, high), f"requirements[{index}].values")
+    return {name: (bounds, where) for name, (bounds, where) in found.items() if bounds.least}
+
+
+@dataclass(frozen=True)
+class FoldedRequirements:
+    """The user's requirements on the convenience keys, folded into what the accelerator
+    profile reads (see `folded_requirements`)."""
+
+    args: KarpenterNodePoolArgs
+    origin: dict[str, str]  # folded arg -> the requirement it came from
+    counts: dict[str, CountRange]  # count arg -> what the requirements on its key admit
+
+
+def folded_requirements(args: KarpenterNodePoolArgs) -> FoldedRequirements:
+    """`args` with the user's `In` requirements on the convenience keys folded into the args
+    the accelerator profile reads, what the requirements on a count key admit (only one
+    admitted value is an exact count; `Gt 4` is a bound), and where each folded arg came
+    from (`requirements[i].values`), so that a problem found in it is reported at the
+    requirement."""
+    update: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for index, requirement in enumerate(args.requirements):
+        where = f"requirements[{index}].values"
+        if requirement.operator == "In" and requirement.key in _FOLDED_LISTS:
+            name = _FOLDED_LISTS[requirement.key]
+            values = sorted(set(requirement.values))
+            if name == "gpu_manufacturers":
+                values = [v for v in values if v in ("nvidia", "amd")] or None
+            update[name], origin[name] = values, where
+    counts: dict[str, CountRange] = {}
+    for name, (bounds, where) in _count_ranges(args.requirements).items():
+        counts[name], origin[name] = bounds, where
+    folded = args.model_copy(update=update) if update else args
+    return FoldedRequirements(folded, origin, counts)
+
+
+def _limit_issues(
+    limits: dict[str, int | str], profile: AcceleratorProfile, issues: list[Issue]
+) -> None:
+    for key, value in limits.items():
+        path = format_path(["limits", key])
+        # Nodes, pods and extended resources (accelerators) come in whole units.
+        whole_units = key in WHOLE_UNIT_LIMITS or "/" in key
+        if whole_units and not (isinstance(value, int) or value.isdigit()):
+            issues.append(Issue(path, f"{value!r} must be a whole number of {key}"))
+            continue
+        if key not in ACCELERATOR_RESOURCES or profile.launchable is None:
+            continue
+        if key != profile.launchable:
+            issues.append(
+                Issue(
+                    path,
+                    f"the only accelerator the pool launches is {profile.launchable}, so a "
+                    f"limit on {key} ({value!r}) has no effect; remove it",
+                )
+            )
+            continue
+        step = math.gcd(*profile.counts) if profile.counts else 1
+        if int(value) % step:
+            issues.append(
+                Issue(
+                    path,
+                    f"{int(value)} is not a multiple of {step}, the {key} count per instance "
+                    f"({profile.counts_source}): Karpenter could never use the remaining "
+                    f"{int(value) % step}; use {int(value) - int(value) % step} or "
+                    f"{int(value) - int(value) % step + step}",
+                )
+            )
+
+
+def _accelerator_issues(
+    args: KarpenterNodePoolArgs, profile: AcceleratorProfile, issues: list[Issue]
+) -> None:
+    """A pool that can launch accelerator instances is isolated like one that only launches
+    them: the policy pack's `accelerator-pool-tainted` is mandatory, and a pool it would fail
+    is refused here, before anything exists."""
+    resource = profile.launchable
+    if resource is None:
+        return
+    mixed = profile.mixed_values
+    if mixed is not None and not any(
+        t.key == resource and t.effect in ISOLATING_EFFECTS for t in args.taints
+    ):
+        issues.append(
+            Issue(
+                mixed.path,
+                f"{list(mixed.values)!r} lets the pool launch {resource} instances: "
+                f"{mixed.describe()}; so it gets no {resource} taint by default, and pods "
+                f"that don't request {resource} could take its accelerator nodes. List only "
+                f"accelerator {mixed.kind} (and give CPU instances a pool of their own), or "
+                f"add the taint `{resource}=true:NoSchedule` to `taints` (every node of the "
+                "pool then carries it)",
+            )
+        )
+    # A pool without a limit on its accelerator is accepted: Karpenter accepts it and many
+    # clusters bound spend elsewhere (cluster-wide limits, quotas, budgets). The policy
+    # pack's `karpenter-limits` says so in every plan (advisory).
+
+
+def _describe_instances(args: KarpenterNodePoolArgs) -> str:
+    for label, values in (
+        ("", args.instance_types),
+        ("families ", args.instance_families),
+        ("categories ", args.instance_categories),
+    ):
+        if values:
+            return label + ",".join(values)
+    return "any"
+
+
+def _at_origin(issue: Issue, origin: dict[str, str]) -> Issue:
+    head = issue.path.split(".", 1)[0].split("[", 1)[0]
+    if head in origin:
+        return Issue(origin[head] + issue.path[len(head) :], issue.message)
+    return issue
+
+
+def _capacity_types(args: KarpenterNodePoolArgs) -> tuple[tuple[str, ...], str]:
+    """The capacity types the pool may launch, and the arg that says so."""
+    for index, requirement in enumerate(args.requirements):
+        if requirement.key == CAPACITY_TYPE_LABEL and requirement.operator == "In":
+            return tuple(sorted(requirement.values)), f"requirements[{index}].values"
+    if args.capacity_types:
+        return tuple(args.capacity_types), "capacity_types"
+    return ("spot",) if args.spot else ("on-demand",), "capacity_types"
+
+
+def _reservation_issues(
+    args: KarpenterNodePoolArgs, capacity_types: tuple[str, ...], path: str, issues: list[Issue]
+) -> None:
+    """Reserved capacity needs reservations the node class selects, and selected reservations
+    need a pool that may use them. An existing node class (`node_class_name`) is not known
+    here, so only a class the pool creates is checked."""
+    node_class = args.node_class
+    if node_class is None:
+        return
+    terms = node_class.capacity_reservation_selector_terms
+    if capacity_types == ("reserved",) and terms is None:
+        issues.append(
+            Issue(
+                path,
+                f"{list(capacity_types)!r}: the pool may launch only into capacity reservations, "
+                "but `node_class.capacity_reservation_selector_terms` selects none, so it could "
+                "never launch a node; select the reservations there, or add 'on-demand'",
+            )
+        )
+    elif terms is not None and "reserved" not in capacity_types:
+        issues.append(
+            Issue(
+                "node_class.capacity_reservation_selector_terms",
+                f"selects capacity reservations, but the pool's capacity types "
+                f"{list(capacity_types)!r} (`{path}`) have no 'reserved', so Karpenter would "
+                "never launch into them; add 'reserved'",
+            )
+        )
+
+
+def _efa_issues(args: KarpenterNodePoolArgs, origin: dict[str, str], issues: list[Issue]) -> None:
+    """An EFA pool's pinned instance types must carry EFA (the catalog's `efa_interfaces`,
+    from Karpenter's instance-type list), and as many as the node class's `efa-only`
+    interfaces: Karpenter skips a type with fewer, so a pool of only such types never
+    launches."""
+    from nodepools.specs.catalog.instance_types import instance_type
+
+    listed = args.node_class.network_interfaces if args.node_class else None
+    interfaces = listed or []
+    wanted = sum(1 for i in interfaces if i.interface_type == "efa-only")
+    if args.efa and listed is not None and not wanted:
+        # Karpenter's efas() (pkg/providers/instancetype/types.go): a NodeClass that lists
+        # its network interfaces overrides the EFAs the instance type supports with the
+        # number of its `efa-only` entries, so every type then offers 0.
+        issues.append(
+            Issue(
+                "node_class.network_interfaces",
+                f"lists no 'efa-only' interface "
+                f"({[i.interface_type for i in interfaces]!r}) but `efa` is true: when the "
+                "node class lists its network interfaces, Karpenter counts only its "
+                "'efa-only' ones as a node's vpc.amazonaws.com/efa devices, so every instance "
+                "type offers 0 and pods requesting EFA stay Pending; add an 'efa-only' "
+                "interface per network card to use, remove `network_interfaces` (EFA as the "
+                "instance type offers), or set `efa` false",
+            )
+        )
+    types = args.instance_types
+    if not types:
+        return
+    path = origin.get("instance_types", "instance_types")
+    offered = {t: info.efa_interfaces for t in types if (info := instance_type(t)) is not None}
+    if args.efa:
+        without = sorted(t for t, count in offered.items() if count == 0)
+        if without:
+            issues.append(
+                Issue(
+                    path,
+                    f"`efa` is true but {without!r} offer no EFA interface (Karpenter's "
+                    "instance-type list): their pods' vpc.amazonaws.com/efa request could "
+                    "never be met; list EFA-capable types only, or set `efa` false",
+                )
+            )
+    if wanted and len(offered) == len(types):
+        short = sorted(t for t, count in offered.items() if count is not None and count < wanted)
+        if short and len(short) == len(types):
+            issues.append(
+                Issue(
+                    "node_class.network_interfaces",
+                    f"{wanted} efa-only interfaces, but {short!r} carry at most "
+                    f"{max(offered[t] or 0 for t in short)}: Karpenter launches no type with "
+                    "fewer EFA interfaces than the class asks for",
+                )
+            )
+
+
+def resolve_karpenter_pool(
+    args: KarpenterNodePoolArgs, component_name: str, subject: str | None = None
+) -> ResolvedKarpenterPool:
+    """Apply the defaults; raise one SpecError with every cross-field problem."""
+    issues: list[Issue] = []
+    pool_name, name_issue = effective_pool_name(args.pool_name, component_name)
+    if name_issue:
+        issues.append(name_issue)
+    folding = folded_requirements(args)
+    folded, origin = folding.args, folding.origin
+    reported = len(issues)
+    profile = accelerator_profile(folded, issues, folding.counts)
+    _accelerator_issues(folded, profile, issues)
+    issues[reported:] = [_at_origin(issue, origin) for issue in issues[reported:]]
+    _limit_issues(args.limits, profile, issues)
+    _efa_issues(folded, origin, issues)
+    capacity_types, capacity_path = _capacity_types(args)
+    _reservation_issues(args, capacity_types, capacity_path, issues)
+    if issues:
+        raise SpecError(subject or f"KarpenterNodePool {component_name!r}", issues)
+
+    default_taints: list[Taint] = []
+    # `taints: []` said explicitly means no taint at all, the accelerator's included.
+    no_taints = "taints" in args.model_fields_set and not args.taints
+    if profile.resource is not None and not no_taints:
+        default_taints.append(accelerator_taint(Accelerator(resource=profile.resource, count=1)))
+    disruption = args.disruption or Disruption()
+    gpu_pool = profile.accelerator_only
+    return ResolvedKarpenterPool(
+        component_name=component_name,
+        pool_name=pool_name,
+        node_class=args.node_class,
+        node_class_name=args.node_class_name
+        or (args.node_class.name if args.node_class and args.node_class.name else pool_name),
+        capacity_types=capacity_types,
+        requirements=_requirements(args, profile, capacity_types),
+        labels=dict(
+            sorted(
+                (
+                    {**args.labels, POOL_LABEL: pool_name} if args.identity_label else args.labels
+                ).items()
+            )
+        ),
+        identity_label=args.identity_label,
+        taints=tuple(merge_taints(default_taints, args.taints)),
+        startup_taints=tuple(args.startup_taints),
+        limits=dict(args.limits),
+        consolidation_policy=disruption.consolidation_policy
+        or (ACCELERATOR_CONSOLIDATION_POLICY if gpu_pool else DEFAULT_CONSOLIDATION_POLICY),
+        consolidate_after=disruption.consolidate_after
+        or (ACCELERATOR_CONSOLIDATE_AFTER if gpu_pool else DEFAULT_CONSOLIDATE_AFTER),
+        budgets=None if disruption.budgets is None else tuple(disruption.budgets),
+        weight=args.weight,
+        replicas=args.replicas,
+        expire_after=args.expire_after,
+        termination_grace_period=args.termination_grace_period,
+        profile=profile,
+        instances=_describe_instances(folded),
+        write_disruption=args.disruption is not None or gpu_pool,
+        efa=args.efa,
+        annotations=dict(args.annotations),
+    )

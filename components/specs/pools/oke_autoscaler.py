@@ -1,0 +1,67 @@
+"""Args of the OKE Cluster Autoscaler add-on component: the cluster and its autoscaled pools."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from nodepools.specs.clusters.targets import OkeAutoscalerAddon
+from nodepools.specs.core.base import SpecModel, wired
+from nodepools.specs.core.scaling import check_bounds
+from nodepools.specs.pools.names import PoolName
+from pydantic import Field, ValidationInfo, field_validator
+
+
+class AutoscaledOkePool(SpecModel):
+    """One node pool the autoscaler resizes, within its bounds."""
+
+    name: PoolName = Field(description="The pool's name (orders the add-on's list). Required.")
+    node_pool_id: Annotated[Any, wired(str)] = Field(
+        description="The node pool's OCID, usually the pool component's `pool_id`. Required."
+    )
+    min_nodes: int = Field(ge=0, description="Fewest nodes. Required.")
+    max_nodes: int = Field(ge=1, description="Most nodes; at least `min_nodes`. Required.")
+
+    @field_validator("max_nodes")
+    @classmethod
+    def _min_not_above_max(cls, max_nodes: int, info: ValidationInfo) -> int:
+        return check_bounds(max_nodes, info, "min_nodes")
+
+
+class OkeClusterAutoscalerArgs(SpecModel):
+    """The add-on of one OKE cluster, fed by every autoscaled pool of that cluster."""
+
+    cluster_id: Annotated[Any, wired(str)] = Field(
+        description="Cluster OCID (or an Output). Required."
+    )
+    addon: OkeAutoscalerAddon = Field(
+        default_factory=OkeAutoscalerAddon,
+        description="Authentication and replicas; default `{auth_type: instance}`.",
+    )
+    pools: list[AutoscaledOkePool] = Field(
+        min_length=1, description="The pools to resize; at least one, names unique. Required."
+    )
+
+    @field_validator("pools")
+    @classmethod
+    def _one_entry_per_pool(cls, pools: list[AutoscaledOkePool]) -> list[AutoscaledOkePool]:
+        seen: set[str] = set()
+        for pool in pools:
+            if pool.name in seen:
+                raise ValueError(f"pool {pool.name!r} is listed twice")
+            seen.add(pool.name)
+        # Sorted by name: the add-on's configuration does not depend on the order given.
+        return sorted(pools, key=lambda pool: pool.name)
+
+
+def nodes_value(pools: list[tuple[int, int, str]]) -> str:
+    """The add-on's `nodes` argument: `min:max:<node pool OCID>` per pool, comma-separated."""
+    return ",".join(f"{low}:{high}:{pool_id}" for low, high, pool_id in pools)
+
+
+def addon_configuration(addon: OkeAutoscalerAddon, nodes: Any) -> list[dict[str, Any]]:
+    """The add-on's key/value arguments (values are strings, as OCI takes them)."""
+    return [
+        {"key": "authType", "value": addon.auth_type},
+        {"key": "nodes", "value": nodes},
+        {"key": "numOfReplicas", "value": str(addon.num_of_replicas)},
+    ]
