@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from nodepools import PoolPlatforms, SpecError
 from nodepools.offline import ProgramError, run
-from nodepools.validation.pod_spec_schema import pod_spec_issues, pod_template_issues
+from nodepools.specs.governance.pod_spec_schema import pod_spec_issues, pod_template_issues
 
 USER = {"containers": [{"name": "user", "image": "nvcr.io/nvidia/pytorch:24.08-py3"}]}
 

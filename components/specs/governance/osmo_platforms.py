@@ -94,7 +94,7 @@ class KubernetesTarget(SpecModel):
 
 
 def _templates_checked(templates: dict[str, Any]) -> dict[str, Any]:
-    from nodepools.validation.pod_spec_schema import pod_template_issues
+    from nodepools.specs.governance.pod_spec_schema import pod_template_issues
 
     issues = [
         issue

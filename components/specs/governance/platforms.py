@@ -31,7 +31,7 @@ RuleOperator = Literal["LE", "LT", "GE", "GT"]
 
 
 def _schema_checked(spec: dict[str, Any]) -> dict[str, Any]:
-    from nodepools.validation.pod_spec_schema import pod_spec_issues
+    from nodepools.specs.governance.pod_spec_schema import pod_spec_issues
 
     if spec and (issues := pod_spec_issues(spec, "")):
         raise NestedIssues(issues)
