@@ -13,10 +13,9 @@ import base64
 
 import dill  # what pulumi.dynamic's provider host loads `__provider` with
 import pytest
-from pulumi.dynamic.dynamic import serialize_provider
-
 from nodepools.backends.governance.osmo import OsmoConfigProvider
 from nodepools.backends.rosa.machine_pool import OcmMachinePoolProvider
+from pulumi.dynamic.dynamic import serialize_provider
 
 STATE_0_1 = {
     "rosa, default options": (
