@@ -1,14 +1,12 @@
 """Block YAML for small plain documents, exactly as PyYAML's safe dump writes it, fast.
 
-(PyYAML's safe dump with libyaml's emitter when PyYAML has it, as before this writer.)
-
-Every pool publishes its scheduling info as YAML text. PyYAML's representer walks each
-value in Python even with the libyaml emitter, which made the YAML the largest single cost
-of building a pool after the registrations themselves. The documents are small and plain
-(mappings of strings, lists of such mappings, strings and integers), so they are written
-here directly; anything this writer is not certain to write exactly as PyYAML would (a
-string that needs quotes, a float, a nested list, ...) is handed to PyYAML whole. The test
-suite checks the two agree on generated documents.
+Every pool publishes its scheduling info as YAML text, and PyYAML's representer walks each
+value in Python even with the libyaml emitter. The documents are small and plain (mappings
+of strings, lists of such mappings, strings and integers), so they are written here
+directly; anything this writer is not certain to write exactly as PyYAML would (a string
+that needs quotes, a float, a nested list, ...) is handed to PyYAML's safe dump whole
+(with libyaml's emitter when PyYAML has it). The test suite checks the two agree on
+generated documents.
 """
 
 from __future__ import annotations

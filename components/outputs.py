@@ -24,10 +24,9 @@ def known_output(value: Any) -> pulumi.Output[Any]:
     """`Output.from_input(value)`, without its cost when `value` is plain data.
 
     `from_input` walks dicts and lists and makes an Output, each with its own asyncio task,
-    of every key and element, to find Outputs to wait for. For plain data (scheduling info,
-    rendered manifests, summaries) there are none, and that walk was a fifth of a fleet
-    plan's CPU time; a value with an Output (or anything else) inside still goes through
-    `from_input`.
+    of every key and element, to find Outputs to wait for. Plain data (scheduling info,
+    rendered manifests, summaries) has none, so it skips that walk; a value with an Output
+    (or anything else) inside still goes through `from_input`.
     """
     if not _is_plain(value):
         return pulumi.Output.from_input(value)

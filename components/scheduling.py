@@ -61,7 +61,10 @@ class SchedulingInfo:
         `apply`. Unknown keys are an error, so a misspelt key is not silently dropped."""
         unknown = set(info) - {"nodeSelector", "tolerations", "resources"}
         if unknown:
-            raise ValueError(f"not a scheduling info: unknown keys {sorted(unknown)}")
+            raise ValueError(
+                f"{sorted(unknown)} are not keys of a scheduling info (`nodeSelector`, "
+                "`tolerations`, `resources`)"
+            )
         resources: Mapping[str, Any] = info.get("resources") or {}
         raw_limits: Mapping[str, Any] = resources.get("limits") or {}
         limits = {key: int(value) for key, value in raw_limits.items()}
@@ -105,7 +108,8 @@ class SchedulingInfo:
         for key, value in self.node_selector.items():
             if key in selector and selector[key] != value:
                 raise ValueError(
-                    f"pod spec `nodeSelector.{key}` is {selector[key]!r} but the pool needs {value!r}"
+                    f"`nodeSelector.{key}` is {selector[key]!r} in the pod spec, but the pool "
+                    f"needs {value!r}"
                 )
             selector[key] = value
         spec["nodeSelector"] = dict(sorted(selector.items()))
@@ -131,15 +135,17 @@ def _target_container(containers: list[dict[str, Any]], name: str | None) -> dic
     """The container that requests the accelerators: `name`, or the only container."""
     names = [c.get("name") for c in containers]
     if not containers:
-        raise ValueError("pod spec has no container to request the accelerators on")
+        raise ValueError(
+            "`containers` is empty: the pod spec has no container to request the accelerators on"
+        )
     if name is None:
         if len(containers) > 1:
             raise ValueError(
-                f"pod spec has {len(containers)} containers ({', '.join(map(repr, names))}); "
+                f"`containers` holds {len(containers)} containers ({', '.join(map(repr, names))}); "
                 "name the one that uses the accelerators: merge_into(pod_spec, container=...)"
             )
         return containers[0]
     for candidate in containers:
         if candidate.get("name") == name:
             return candidate
-    raise ValueError(f"pod spec has no container {name!r} (has {names})")
+    raise ValueError(f"`container` {name!r} is not in the pod spec (its containers: {names})")

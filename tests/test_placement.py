@@ -171,7 +171,8 @@ def test_a_pin_that_does_not_hold_is_an_error():
         ("b", "placement"): "'p' has 0 of 8 accelerators free after the other pinned recipes; "
         "this one needs 1",
         ("c", "placement"): "'nowhere' is not one of the recipe's pools",
-        ("d", "placement"): "'q' (shape BM.GPU.MI300X.8, selector None) doesn't match",
+        ("d", "placement"): "'q' (shape BM.GPU.MI300X.8, selector None) doesn't match the "
+        "recipe's shape BM.GPU.MI300X.8 and selector 's'",
     }
 
 

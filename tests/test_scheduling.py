@@ -69,7 +69,7 @@ def test_merge_keeps_existing_tolerations_and_limits():
 def test_merge_refuses_conflicts_and_unknown_containers():
     with pytest.raises(ValueError, match=r"nodeSelector\.nodepools\.dev/pool"):
         INFO.merge_into({"nodeSelector": {"nodepools.dev/pool": "other"}, "containers": []})
-    with pytest.raises(ValueError, match="no container 'x'"):
+    with pytest.raises(ValueError, match="`container` 'x' is not in the pod spec"):
         INFO.merge_into({"containers": [{"name": "main"}]}, container="x")
 
 

@@ -50,13 +50,13 @@ def _merged_spec(names: list[str], args: OsmoPlatformsArgs) -> dict[str, Any]:
     return merged
 
 
-def _templated(value: Any, loc: list[Any]) -> list[list[Any]]:
-    """Locations of strings holding OSMO templating (`{{...}}`) in a template."""
+def _templated(value: Any, loc: list[Any]) -> list[tuple[list[Any], str]]:
+    """(location, string) of each string holding OSMO templating (`{{...}}`) in a template."""
     if is_dict(value):
         return [p for k, v in value.items() for p in _templated(v, [*loc, k])]
     if is_list(value):
         return [p for i, v in enumerate(value) for p in _templated(v, [*loc, i])]
-    return [loc] if isinstance(value, str) and "{{" in value else []
+    return [(loc, value)] if isinstance(value, str) and "{{" in value else []
 
 
 def _template_issues(args: OsmoPlatformsArgs) -> list[Issue]:
@@ -66,11 +66,11 @@ def _template_issues(args: OsmoPlatformsArgs) -> list[Issue]:
     return [
         Issue(
             format_path(["pod_templates", name, *loc]),
-            "OSMO fills in `{{...}}` when it creates a pod; a Kubernetes PodTemplate can't hold "
-            "it (target kubernetes): give the value",
+            f"{text!r} can't be used with target kubernetes: OSMO fills in `{{{{...}}}}` when "
+            "it creates a pod, a Kubernetes PodTemplate can't; give the value",
         )
         for name in sorted(used & set(args.pod_templates))
-        for loc in _templated(args.pod_templates[name], [])
+        for loc, text in _templated(args.pod_templates[name], [])
     ]
 
 
@@ -95,7 +95,7 @@ def _node_resource_issues(args: OsmoPlatformsArgs) -> list[Issue]:
                     continue
                 issue = Issue(
                     format_path(["kubernetes", "node_resources", name, field]),
-                    f"needed by resource validation {validation!r} ({rule.left_operand} "
+                    f"is required by resource validation {validation!r} ({rule.left_operand} "
                     f"{rule.operator} {rule.right_operand}) for target kubernetes: what one "
                     "node of the platform has (OSMO reads it from the nodes)",
                 )
@@ -128,8 +128,8 @@ def _rules(
                 issues.append(
                     Issue(
                         format_path([*path, i]),
-                        f"rule {rule.left_operand} {rule.operator} {rule.right_operand} of "
-                        f"{name!r} can't be checked at Kubernetes admission (only "
+                        f"{name!r} has rule `{rule.left_operand} {rule.operator} "
+                        f"{rule.right_operand}`, which Kubernetes admission can't check (only "
                         f"{{{{USER_*}}}} with {', '.join(_RULE_OPERATORS)})",
                     )
                 )
@@ -160,9 +160,10 @@ def kubernetes_args(args: OsmoPlatformsArgs, subject: str) -> PoolPlatformsArgs:
             issues.append(
                 Issue(
                     format_path([*where, "override_pod_template"]),
-                    "target kubernetes needs the user container (`name`, `image`) in a pod "
-                    "template of the pool or the platform: OSMO's built-ins default_user and "
-                    "default_ctrl exist only inside OSMO",
+                    f"{platform.override_pod_template!r} (with the pool's `common_pod_template`) "
+                    "gives no container: target kubernetes needs the user container (`name`, "
+                    "`image`) in a pod template of the pool or the platform, and OSMO's "
+                    "built-ins default_user and default_ctrl exist only inside OSMO",
                 )
             )
         platforms[name] = {

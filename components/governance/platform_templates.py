@@ -151,7 +151,7 @@ def check_privileges(
         )
         issues.add(
             source,
-            f"hostNetwork true on platform {name!r}, which does not allow it "
+            f"true can't be used on platform {name!r}, which does not allow hostNetwork pods "
             "(`host_network_allowed` is false)",
         )
     if platform.privileged_allowed:
@@ -184,6 +184,6 @@ def check_privileges(
             )
             issues.add(
                 f"{template}.{kind}[{index}].securityContext.privileged",
-                f"container {container.get('name')!r} is privileged on platform {name!r}, which "
-                "does not allow it (`privileged_allowed` is false)",
+                f"true can't be used on container {container.get('name')!r}: platform {name!r} "
+                "does not allow privileged containers (`privileged_allowed` is false)",
             )

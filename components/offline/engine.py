@@ -286,7 +286,8 @@ def _config_entries(project: str, config: Mapping[str, Any] | None) -> dict[str,
         full_key = key if ":" in key else f"{project}:{key}"
         if isinstance(value, dict) and set(cast("dict[str, Any]", value)) == {"secure"}:
             raise ValueError(
-                f"config {full_key!r} is an encrypted secret; give its plaintext to offline runs"
+                f"`{full_key}` is an encrypted secret, which can't be decrypted offline; give "
+                "its plaintext to offline runs"
             )
         entries[full_key] = value if isinstance(value, str) else json.dumps(value)
     return entries
@@ -374,10 +375,10 @@ def _no_full_collections() -> Generator[None, None, None]:
     """Keep the garbage collector to its young generations while a program runs.
 
     The SDK keeps every resource, Output and future of a program alive until the program
-    ends, so each full collection walks a heap that only grows and finds next to nothing:
-    planning 400 pools spent over half its CPU time in them, and the cost per registration
-    grew with the fleet. Short-lived cycles (asyncio tasks and callbacks) are still
-    collected young; what survives is left to the first full collection after the run.
+    ends, so each full collection walks a heap that only grows and finds next to nothing,
+    and the cost per registration would grow with the fleet. Short-lived cycles (asyncio
+    tasks and callbacks) are still collected young; what survives is left to the first
+    full collection after the run.
     """
     young, middle, full = gc.get_threshold()
     gc.set_threshold(young, middle, _NEVER)

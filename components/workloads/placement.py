@@ -1,6 +1,6 @@
 """Deterministic placement of recipes onto shared pools. Pure: no pulumi import.
 
-The rules come from the seed system (OCI AI Blueprints' shared node pools):
+The rules follow OCI AI Blueprints' shared node pools:
 
 - A recipe **matches** a shared pool when their shapes are equal and, if the recipe gives
   a selector, the pool's selector equals it (a recipe without one may use any pool of its
@@ -11,11 +11,11 @@ The rules come from the seed system (OCI AI Blueprints' shared node pools):
   `gpus`) rather than something to wait for.
 - A recipe that fits no pool is **waiting**, not an error: it is still deployed, with a
   node selector for its shape (and selector) so its pods stay Pending until a matching
-  pool has room, which is how the original behaves.
+  pool has room, as in OCI AI Blueprints.
 
 **The choice is deterministic.** Among the matching pools with room, a recipe goes to the
-one with the most free accelerators, ties broken by pool name. The original picks a
-matching pool at random. In infrastructure as code a random choice would be made again on
+one with the most free accelerators, ties broken by pool name, where OCI AI Blueprints
+picks one at random: in infrastructure as code a random choice would be made again on
 every `pulumi up` and move workloads between pools (a rollout each time, and a diff in
 every preview); here the same recipes and pools always give the same placement.
 
@@ -291,7 +291,13 @@ def _pin_problem(recipe: RecipeDemand, index: _PoolIndex) -> str | None:
     if pool is None or (recipe.candidates is not None and name not in recipe.candidates):
         return f"{name!r} is not one of the recipe's pools"
     if not matches(recipe, pool):
-        return f"{name!r} (shape {pool.shape}, selector {pool.selector!r}) doesn't match"
+        wanted = f"shape {recipe.shape}" + (
+            f" and selector {recipe.selector!r}" if recipe.selector is not None else ""
+        )
+        return (
+            f"{name!r} (shape {pool.shape}, selector {pool.selector!r}) doesn't match the "
+            f"recipe's {wanted}"
+        )
     if pool.gpus_per_node < recipe.gpus:
         return f"{name!r} has {pool.gpus_per_node} accelerators per node; a replica needs {recipe.gpus}"
     if index.free[name] < recipe.total_gpus:

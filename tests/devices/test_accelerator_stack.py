@@ -298,7 +298,7 @@ def test_advertised_after_mig_and_time_slicing():
                 }
             },
             "nvidia.mig.profile.gpu",
-            "MIG and time slicing",
+            "'1g.10gb' can't be used on pool 'gpu', which is also time-sliced",
         ),
         ({"amd": {}}, "amd", "no served pool has amd accelerators"),
         (

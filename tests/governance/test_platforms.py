@@ -352,7 +352,7 @@ def test_a_missing_default_platform_does_not_hide_the_templates_problems():
         "platforms.a100_platform.pod_template.hostNetwork",
     ]
     assert found[0][1].startswith("'nope' is not a platform of this pool")
-    assert "does not allow it (`host_network_allowed` is false)" in found[2][1]
+    assert "does not allow hostNetwork pods (`host_network_allowed` is false)" in found[2][1]
 
 
 def test_privileged_template_on_a_platform_that_forbids_it():
@@ -363,8 +363,8 @@ def test_privileged_template_on_a_platform_that_forbids_it():
     assert problems(args) == [
         (
             "platforms.a100_platform.pod_template.containers[0].securityContext.privileged",
-            "container 'user' is privileged on platform 'a100_platform', which does not allow "
-            "it (`privileged_allowed` is false)",
+            "true can't be used on container 'user': platform 'a100_platform' does not allow "
+            "privileged containers (`privileged_allowed` is false)",
         )
     ]
 
@@ -378,13 +378,13 @@ def test_privileged_common_template_is_blamed_on_the_common_template():
     assert problems(args) == [
         (
             "common_pod_template.hostNetwork",
-            "hostNetwork true on platform 'a100_platform', which does not allow it "
-            "(`host_network_allowed` is false)",
+            "true can't be used on platform 'a100_platform', which does not allow hostNetwork "
+            "pods (`host_network_allowed` is false)",
         ),
         (
             "common_pod_template.containers[0].securityContext.privileged",
-            "container 'user' is privileged on platform 'a100_platform', which does not allow "
-            "it (`privileged_allowed` is false)",
+            "true can't be used on container 'user': platform 'a100_platform' does not allow "
+            "privileged containers (`privileged_allowed` is false)",
         ),
     ]
 

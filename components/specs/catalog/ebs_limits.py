@@ -1,10 +1,10 @@
 """What EBS accepts for a volume's provisioned performance, by volume type.
 
-AWS's current limits (EC2 User Guide, Amazon EBS volume types; gp3 raised in September
-2025 from 16,000 IOPS / 1,000 MiB/s / 16 TiB): gp3 3,000-80,000 IOPS at most 500 per GiB,
-125-2,000 MiB/s at most 0.25 MiB/s per provisioned IOPS; io1 100-64,000 IOPS at most 50
-per GiB; io2 100-256,000 IOPS at most 1,000 per GiB. The per-GiB ratios are checked only
-when the size is given (else the AMI's root volume size decides, unknown here).
+AWS's limits as of September 2025 (EC2 User Guide, Amazon EBS volume types): gp3
+3,000-80,000 IOPS at most 500 per GiB, 125-2,000 MiB/s at most 0.25 MiB/s per provisioned
+IOPS; io1 100-64,000 IOPS at most 50 per GiB; io2 100-256,000 IOPS at most 1,000 per GiB.
+The per-GiB ratios are checked only when the size is given (else the AMI's root volume
+size decides, unknown here).
 """
 
 from __future__ import annotations

@@ -2,9 +2,9 @@
 
 Read from the packaged `data/instance_types.json` (written and checked by
 `scripts/instance_catalog.py`, which cites a source for every entry): CPU architecture,
-vCPUs, memory, accelerators (resource, count, vendor, model, memory) and the bounds of
-OCI flexible shapes, and the EFA interfaces of EC2 types. Entries are parsed on first lookup, so importing this costs one JSON
-read.
+vCPUs, memory, accelerators (resource, count, vendor, model, memory), the bounds of OCI
+flexible shapes and the EFA interfaces of EC2 types. Entries are parsed on first lookup,
+so importing this costs one JSON read.
 
 Beyond the catalog, names are checked by their cloud's syntax, and the architecture of a
 well-formed type the catalog does not know is read from its name (AWS Graviton families

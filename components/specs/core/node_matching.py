@@ -61,7 +61,9 @@ def expression_matches(expression: Mapping[str, Any], labels: Mapping[str, str])
             return False
         node, bound = int(labels[key]), int(values[0])
         return node > bound if operator == "Gt" else node < bound
-    raise ValueError(f"unknown node selector operator {operator!r}")
+    raise ValueError(
+        f"{operator!r} is not a node selector operator (In, NotIn, Exists, DoesNotExist, Gt, Lt)"
+    )
 
 
 def selects(

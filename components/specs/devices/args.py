@@ -303,7 +303,9 @@ class AcceleratorStackArgs(SpecModel):
         names = [p.name for p in self.pools]
         dupes = sorted({n for n in names if names.count(n) > 1})
         if dupes:
-            problems.append(Issue("pools", f"{dupes} listed more than once"))
+            problems.append(
+                Issue("pools", f"{dupes} are listed more than once; pool names must be unique")
+            )
         vendors = vendors_of(self.pools)
         for option, vendor in (("amd", "amd"), ("neuron", "aws"), ("nvidia", "nvidia")):
             if getattr(self, option) is not None and vendor not in vendors:
@@ -382,7 +384,14 @@ class AcceleratorStackArgs(SpecModel):
                     )
                 )
             if pool in nv.time_slicing.replicas:
-                problems.append(Issue(where, f"MIG and time slicing on the same pool {pool!r}"))
+                problems.append(
+                    Issue(
+                        where,
+                        f"{profile!r} can't be used on pool {pool!r}, which is also time-sliced "
+                        f"(`nvidia.time_slicing.replicas.{pool}`): a pool's GPUs are cut into "
+                        "MIG slices or time-sliced, not both",
+                    )
+                )
             if mode == "device-plugin":
                 problems.append(
                     Issue(

@@ -221,7 +221,8 @@ class OsmoPlatformsArgs(SpecModel):
             issues.append(
                 Issue(
                     "pool.common_group_templates",
-                    "group templates are not managed by nodepools: leave this empty",
+                    f"{pool.common_group_templates!r} can't be used: group templates are not "
+                    "managed by nodepools; leave this empty",
                 )
             )
         issues += self._role_issues()

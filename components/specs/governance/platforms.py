@@ -15,6 +15,7 @@ from nodepools.json_values import is_dict
 from nodepools.specs.core.base import (
     Issue,
     NestedIssues,
+    PathError,
     SpecModel,
     format_path,
     register_union_tags,
@@ -146,13 +147,20 @@ class Toleration(SpecModel):
     @model_validator(mode="after")
     def _consistent(self) -> Toleration:
         if self.operator == "Exists" and self.value:
-            raise ValueError(f"`value` {self.value!r} must be empty when `operator` is Exists")
+            raise PathError("value", f"{self.value!r} must be empty when `operator` is Exists")
         if self.key is None and self.operator != "Exists":
-            raise ValueError("a toleration without `key` must use `operator: Exists`")
+            raise PathError(
+                "operator",
+                f"{self.operator!r} needs a `key`: a toleration without one must use `Exists`",
+            )
         if self.value and (problem := label_value_problem(self.value)):
-            raise ValueError(problem)
+            raise PathError("value", problem.replace("label value", "toleration value"))
         if self.tolerationSeconds is not None and self.effect != "NoExecute":
-            raise ValueError("`tolerationSeconds` only applies to effect NoExecute")
+            raise PathError(
+                "tolerationSeconds",
+                f"{self.tolerationSeconds} only applies to effect NoExecute (`effect` is "
+                f"{self.effect!r})",
+            )
         return self
 
     def manifest(self) -> dict[str, Any]:

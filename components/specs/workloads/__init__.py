@@ -1,4 +1,6 @@
-"""Workloads placed on pools: the `Recipe` arguments and its disruption settings.
+"""Workloads placed on pools: the `Recipe` arguments, their defaults applied
+(`ResolvedRecipe`), and the disruption settings of a recipe on spot capacity.
 
-May import: `nodepools.specs.core`, `.catalog`, `.clusters`, `.pools`.
+May import: `nodepools.specs.core`, `.catalog` and `.pools` (shared pool descriptions),
+and `nodepools.validation.quantity`.
 """

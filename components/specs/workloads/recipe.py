@@ -185,7 +185,8 @@ class RecipeArgs(SpecModel):
     @classmethod
     def _pools(cls, pools: list[SharedPoolDescription], info: ValidationInfo):
         if pools and info.data.get("use_shared_pool") is False:
-            raise ValueError("candidate pools need `use_shared_pool: true`")
+            names = [pool.name for pool in pools]
+            raise ValueError(f"{names} can't be used: candidate pools need `use_shared_pool: true`")
         seen: set[str] = set()
         for index, pool in enumerate(pools):
             if pool.name in seen:
@@ -203,7 +204,7 @@ class RecipeArgs(SpecModel):
         selector = info.data.get("shared_pool_selector")
         others = sorted(
             {
-                f"{p.name} advertises {p.accelerator_resource!r}"
+                f"{p.name!r} advertises {p.accelerator_resource!r}"
                 for p in pools
                 if matches(p, shape, selector)
                 and p.accelerator_resource
@@ -213,7 +214,8 @@ class RecipeArgs(SpecModel):
         if others:
             sliced = any("nvidia.com/mig-" in other for other in others)
             raise ValueError(
-                f"{asked!r}, but candidate pool {'; '.join(others)}"
+                f"{asked!r} is not what every candidate pool of shape {shape} advertises: "
+                + "; ".join(others)
                 + (" (its GPUs are cut into MIG slices: ask for slices)" if sliced else "")
             )
         return asked
