@@ -29,7 +29,7 @@ from nodepools.specs.catalog.accelerators import (
     lookup_accelerator,
 )
 from nodepools.specs.core.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
-from nodepools.specs.karpenter.accelerators import family_resource
+from nodepools.specs.karpenter.instance_requirements import family_resource
 
 EKS_NODE_GROUP = "aws:eks/nodeGroup:NodeGroup"
 EKS_LAUNCH_TEMPLATE = "aws:ec2/launchTemplate:LaunchTemplate"

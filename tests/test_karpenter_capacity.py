@@ -149,7 +149,7 @@ def test_reserved_only_pool_on_capacity_blocks():
                 },
                 "capacity_types": ["reserved"],
             },
-            "node_class.capacity_reservation_selector_terms[0]",
+            "node_class.capacity_reservation_selector_terms[0].id",
             "'id' ('cr-1') is mutually exclusive",
         ),
         (
@@ -279,7 +279,8 @@ def test_efa_pool_requests_the_efa_device_and_its_class_places_the_instances():
                 ]
             },
             "node_class.network_interfaces",
-            "must include a primary interface with interfaceType='interface'",
+            "must include a primary interface with interfaceType='interface' (network card 0, "
+            "device 0); got card 0 device 1 'efa-only'",
         ),
         (
             {
@@ -289,7 +290,7 @@ def test_efa_pool_requests_the_efa_device_and_its_class_places_the_instances():
                     {"network_card_index": 1, "device_index": 1, "interface_type": "efa-only"},
                 ]
             },
-            "node_class.network_interfaces",
+            "node_class.network_interfaces[2]",
             "at most one efa device per network card (card 1, device 1)",
         ),
         (

@@ -259,22 +259,22 @@ def _problems(args: dict[str, Any]) -> dict[str, str]:
     [
         (
             [{"key": "zone", "operator": "In", "values": []}],
-            "requirements[0]",
-            "operator 'In' must have a value defined",
+            "requirements[0].values",
+            "operator 'In' must have a value defined (got [] for zone)",
         ),
         (
             [{"key": "x", "operator": "Gt", "values": ["1", "2"]}],
-            "requirements[0]",
+            "requirements[0].values",
             "single positive integer value (got ['1', '2']",
         ),
         (
             [{"key": "x", "operator": "Lte", "values": ["1.5"]}],
-            "requirements[0]",
+            "requirements[0].values",
             "single positive integer value (got ['1.5']",
         ),
         (
             [{"key": "x", "operator": "In", "values": ["a"], "min_values": 2}],
-            "requirements[0]",
+            "requirements[0].min_values",
             "minValues 2 needs at least that many values",
         ),
         (
@@ -301,7 +301,7 @@ def _problems(args: dict[str, Any]) -> dict[str, str]:
         ([{"key": "bad key", "operator": "Exists"}], "requirements[0].key", "'bad key'"),
         (
             [{"key": "karpenter.sh/capacity-type", "operator": "In", "values": ["cheap"]}],
-            "requirements[0]",
+            "requirements[0].values",
             "expected one of ['on-demand', 'reserved', 'spot']",
         ),
         (

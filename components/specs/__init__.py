@@ -17,11 +17,11 @@ _EXPORTS: dict[str, str] = {
     "AMD_GPU": ".catalog.accelerators",
     "AWS_NEURON": ".catalog.accelerators",
     "Accelerator": ".catalog.accelerators",
-    "Budget": ".karpenter.args",
+    "Budget": ".karpenter.disruption",
     "CAPABILITIES": ".clusters.targets",
     "CATALOG": ".catalog.accelerators",
     "ClusterTarget": ".clusters.targets",
-    "Disruption": ".karpenter.args",
+    "Disruption": ".karpenter.disruption",
     "EksCluster": ".clusters.targets",
     "GpuSpotPoolArgs": ".pools.args",
     "Issue": ".core.base",
@@ -152,7 +152,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
     )
     from nodepools.specs.core.scaling import Scaling, Spot
     from nodepools.specs.core.taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints
-    from nodepools.specs.karpenter.args import Budget, Disruption, KarpenterNodePoolArgs
+    from nodepools.specs.karpenter.args import KarpenterNodePoolArgs
+    from nodepools.specs.karpenter.disruption import Budget, Disruption
     from nodepools.specs.karpenter.node_class import NodeClassArgs
     from nodepools.specs.karpenter.resolve import ResolvedKarpenterPool, resolve_karpenter_pool
     from nodepools.specs.pools.args import (

@@ -1,4 +1,5 @@
-"""The EC2NodeClass a KarpenterNodePool creates: IAM identity, AMI, network, disk, tags.
+"""The EC2NodeClass a KarpenterNodePool creates: IAM identity, AMI, tags, and the
+selector terms, volumes, network and metadata options of their own modules.
 
 Rules mirror the `karpenter.k8s.aws/v1` EC2NodeClass CRD (v1.14.1) so that mistakes are
 reported with their arg path; the rendered manifest is validated against the CRD as well.
@@ -7,14 +8,22 @@ reported with their arg path; the rendered manifest is validated against the CRD
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from nodepools.json_values import is_dict
 from nodepools.specs.core.aws_tags import MAX_TAGS, aws_tag_problem
-from nodepools.specs.core.base import SpecModel, wired
+from nodepools.specs.core.base import Issue, NestedIssues, SpecModel, wired
 from nodepools.specs.core.kube import KubeObjectName
+from nodepools.specs.karpenter.annotations import Annotations
+from nodepools.specs.karpenter.block_devices import BlockDeviceMapping, one_root_volume
+from nodepools.specs.karpenter.metadata_options import InstanceMetadataOptions
+from nodepools.specs.karpenter.network import NetworkInterface, PlacementGroup, network_interfaces
 from nodepools.specs.karpenter.restrictions import restricted_tag_problem
-from pydantic import AfterValidator, BeforeValidator, Field, field_validator, model_validator
+from nodepools.specs.karpenter.selector_terms import (
+    AmiSelectorTerm,
+    CapacityReservationTerm,
+    SelectorTerms,
+)
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 # gp3, which the node class uses for the boot volume, goes up to 16 TiB.
 BOOT_VOLUME_GB = (1, 16384)
@@ -26,47 +35,6 @@ _PROFILE_NAME = re.compile(r"^[\w+=,.@-]{1,128}$", re.ASCII)
 _ALIAS = re.compile(r"^(?P<family>[a-zA-Z0-9]+)@(?P<version>.+)$")
 _ALIAS_FAMILIES = ("al2", "al2023", "bottlerocket", "windows2019", "windows2022", "windows2025")
 _ALIAS_MAX = 30
-# EC2 image names: 3 to 128 letters, digits and `()[] ./-'@_` (RegisterImage). A selector
-# term's name is an EC2 DescribeImages `name` filter, where `*` and `?` are wildcards; a
-# pattern with a wildcard may be shorter than a name (`*` selects every name).
-_AMI_NAME = re.compile(r"^[A-Za-z0-9()\[\] ./\-'@_*?]+$")
-_AMI_NAME_LENGTH = (3, 128)
-# The CRD's capacityReservationSelectorTerms[] patterns.
-_RESERVATION_ID = re.compile(r"^cr-[0-9a-z]+$")
-_OWNER_ID = re.compile(r"^[0-9]{12}$")
-
-
-def _selector_term(tags: dict[str, str]) -> dict[str, str]:
-    if not tags:
-        raise ValueError("a selector term needs at least one tag (got {})")
-    if len(tags) > 20:
-        raise ValueError(f"a selector term matches at most 20 tags (got {len(tags)})")
-    for key, value in tags.items():
-        if problem := aws_tag_problem(key, value, selector=True):
-            raise ValueError(problem)
-    return dict(sorted(tags.items()))
-
-
-def _as_terms(value: Any) -> Any:
-    # One mapping is one term; a list of mappings is several terms, ORed by Karpenter.
-    return [value] if is_dict(value) else value
-
-
-def _sorted_terms(terms: list[dict[str, str]]) -> list[dict[str, str]]:
-    if not terms:
-        raise ValueError("needs at least one selector term (got [])")
-    # Terms are ORed, so their order carries no meaning; sorted, equal ones merged.
-    unique = {tuple(term.items()): term for term in terms}
-    if len(unique) > 30:
-        raise ValueError(f"at most 30 selector terms are allowed (got {len(unique)})")
-    return [unique[key] for key in sorted(unique)]
-
-
-SelectorTerms = Annotated[
-    list[Annotated[dict[str, str], AfterValidator(_selector_term)]],
-    BeforeValidator(_as_terms),
-    AfterValidator(_sorted_terms),
-]
 
 
 # Tags Karpenter puts on every instance besides the node class's (v1.14.1: utils.GetTags
@@ -106,336 +74,6 @@ def ami_family(alias: str) -> str:
 AmiFamily = Literal[
     "AL2", "AL2023", "Bottlerocket", "Custom", "Windows2019", "Windows2022", "Windows2025"
 ]
-# The CRD's blockDeviceMappings[].ebs.volumeSize pattern: up to 64 TB in G/Gi/T/Ti.
-_VOLUME_SIZE = re.compile(
-    r"^((?:[1-9][0-9]{0,3}|[1-4][0-9]{4}|[5][0-8][0-9]{3}|59000)Gi|"
-    r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|"
-    r"([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$"
-)
-
-
-class AmiSelectorTerm(SpecModel):
-    """One `amiSelectorTerms[]` entry other than an alias: an AMI id, or a name/owner/tags
-    lookup, or an SSM parameter."""
-
-    id: str | None = Field(
-        default=None, pattern=r"^ami-[0-9a-z]+$", description="AMI id. Default None."
-    )
-    name: str | None = Field(
-        default=None,
-        description="AMI name as EC2 names images (3..128 letters, digits and `()[] ./-'@_`), "
-        "or a pattern with `*`/`?` wildcards, e.g. `amazon-eks-node-al2023-*`. Default None.",
-    )
-    owner: str | None = Field(
-        default=None, description="AMI owner: an account id, `self` or `amazon`. Default None."
-    )
-    tags: dict[str, str] | None = Field(
-        default=None, description="Tags the AMI must have. Default None."
-    )
-    ssm_parameter: str | None = Field(
-        default=None, description="SSM parameter holding the AMI id. Default None."
-    )
-
-    @field_validator("name")
-    @classmethod
-    def _ami_name(cls, name: str | None) -> str | None:
-        if name is None:
-            return None
-        least = 1 if ("*" in name or "?" in name) else _AMI_NAME_LENGTH[0]
-        if not least <= len(name) <= _AMI_NAME_LENGTH[1] or not _AMI_NAME.fullmatch(name):
-            raise ValueError(
-                f"{name!r} is not an EC2 AMI name: {_AMI_NAME_LENGTH[0]} to "
-                f'{_AMI_NAME_LENGTH[1]} letters, digits and "()[] ./-\'@_" characters, with '
-                "`*` or `?` as wildcards"
-            )
-        return name
-
-    @model_validator(mode="after")
-    def _something(self) -> AmiSelectorTerm:
-        given = [f for f in ("id", "name", "tags", "ssm_parameter") if getattr(self, f) is not None]
-        if not given:
-            raise ValueError("expected at least one of `id`, `name`, `tags`, `ssm_parameter`")
-        if self.id is not None and (len(given) > 1 or self.owner is not None):
-            raise ValueError("`id` is mutually exclusive with the other fields of a term")
-        return self
-
-    def to_manifest(self) -> dict[str, Any]:
-        keys = {"id": "id", "name": "name", "owner": "owner", "tags": "tags"}
-        term = {out: getattr(self, f) for f, out in keys.items() if getattr(self, f) is not None}
-        if self.ssm_parameter is not None:
-            term["ssmParameter"] = self.ssm_parameter
-        return term
-
-
-def _annotations(annotations: dict[str, str]) -> dict[str, str]:
-    from nodepools.validation.names import ANNOTATIONS_MAX_BYTES, is_qualified_name
-
-    for key in annotations:
-        # The API server lowers annotation keys before checking them (objectmeta.go).
-        if problems := is_qualified_name(key.lower()):
-            raise ValueError(f"annotation key {key!r}: {problems[0]}")
-    size = sum(len(k.encode()) + len(v.encode()) for k, v in annotations.items())
-    if size > ANNOTATIONS_MAX_BYTES:
-        raise ValueError(
-            f"annotations take {size} bytes; the API server allows {ANNOTATIONS_MAX_BYTES}"
-        )
-    return dict(sorted(annotations.items()))
-
-
-# `metadata.annotations` of an object, as the API server checks them.
-Annotations = Annotated[dict[str, str], AfterValidator(_annotations)]
-
-
-class CapacityReservationTerm(SpecModel):
-    """One `capacityReservationSelectorTerms[]` entry: a reservation id, or tags (optionally
-    of one owner account) and/or the reservations' instance match criteria."""
-
-    id: str | None = Field(
-        default=None, description="Capacity reservation id, `cr-...`. Default None."
-    )
-    tags: dict[str, str] | None = Field(
-        default=None,
-        description="Tags the reservations must all have (`*` matches any value). Default None.",
-    )
-    owner_id: str | None = Field(
-        default=None,
-        description="12-digit account id owning the reservations (with `tags`). Default None.",
-    )
-    instance_match_criteria: Literal["open", "targeted"] | None = Field(
-        default=None,
-        description="`open` or `targeted` reservations. Default None (either).",
-    )
-
-    @field_validator("id")
-    @classmethod
-    def _id(cls, value: str | None) -> str | None:
-        if value is not None and not _RESERVATION_ID.fullmatch(value):
-            raise ValueError(f"{value!r} is not a capacity reservation id such as 'cr-0123abcd'")
-        return value
-
-    @field_validator("owner_id")
-    @classmethod
-    def _owner(cls, value: str | None) -> str | None:
-        if value is not None and not _OWNER_ID.fullmatch(value):
-            raise ValueError(f"{value!r} is not a 12-digit AWS account id")
-        return value
-
-    @field_validator("tags")
-    @classmethod
-    def _tags(cls, tags: dict[str, str] | None) -> dict[str, str] | None:
-        return None if tags is None else _selector_term(tags)
-
-    @model_validator(mode="after")
-    def _crd_rules(self) -> CapacityReservationTerm:
-        # The CRD's rules on the terms, in its words.
-        if self.id is None and self.tags is None and self.instance_match_criteria is None:
-            raise ValueError(
-                "expected at least one, got none, ['tags', 'id', 'instanceMatchCriteria']"
-            )
-        if self.id is not None and (
-            self.tags is not None
-            or self.owner_id is not None
-            or self.instance_match_criteria is not None
-        ):
-            raise ValueError(
-                f"'id' ({self.id!r}) is mutually exclusive, cannot be set along with other "
-                "fields in a capacity reservation selector term"
-            )
-        return self
-
-    def to_manifest(self) -> dict[str, Any]:
-        term: dict[str, Any] = {}
-        if self.id is not None:
-            term["id"] = self.id
-        if self.instance_match_criteria is not None:
-            term["instanceMatchCriteria"] = self.instance_match_criteria
-        if self.owner_id is not None:
-            term["ownerID"] = self.owner_id
-        if self.tags is not None:
-            term["tags"] = dict(self.tags)
-        return term
-
-
-class PlacementGroup(SpecModel):
-    """`placementGroupSelector`: the placement group every instance of the class goes to."""
-
-    id: str | None = Field(
-        default=None, pattern=r"^pg-[0-9a-z]+$", description="Placement group id. Default None."
-    )
-    name: str | None = Field(
-        default=None, min_length=1, description="Placement group name. Default None."
-    )
-
-    @model_validator(mode="after")
-    def _one(self) -> PlacementGroup:
-        if (self.id is None) == (self.name is None):
-            given = {k: v for k, v in (("id", self.id), ("name", self.name)) if v is not None}
-            raise ValueError(
-                f"give exactly one of `id` or `name` of the placement group (got {given})"
-            )
-        return self
-
-    def to_manifest(self) -> dict[str, str]:
-        return {"id": self.id} if self.id is not None else {"name": self.name or ""}
-
-
-class NetworkInterface(SpecModel):
-    """`networkInterfaces[]`: an ENI Karpenter puts in the launch template, e.g. the EFA-only
-    interfaces of an EFA node."""
-
-    network_card_index: int = Field(ge=0, description="Network card index. Required.")
-    device_index: int = Field(ge=0, description="Device index on that card. Required.")
-    interface_type: Literal["interface", "efa-only"] = Field(
-        description="`interface` (an ENA interface, with an IP) or `efa-only`. Required."
-    )
-
-    def to_manifest(self) -> dict[str, Any]:
-        return {
-            "deviceIndex": self.device_index,
-            "interfaceType": self.interface_type,
-            "networkCardIndex": self.network_card_index,
-        }
-
-
-def _network_interfaces(interfaces: list[NetworkInterface]) -> list[NetworkInterface]:
-    # The CRD's two rules on the list, in its words.
-    if interfaces and not any(
-        i.device_index == 0 and i.network_card_index == 0 and i.interface_type == "interface"
-        for i in interfaces
-    ):
-        raise ValueError(
-            "networkInterfaces must include a primary interface with interfaceType='interface' "
-            "(network card 0, device 0)"
-        )
-    seen: set[tuple[int, int]] = set()
-    efa_cards: set[int] = set()
-    for i in interfaces:
-        pair = (i.network_card_index, i.device_index)
-        if pair in seen or (i.interface_type == "efa-only" and i.network_card_index in efa_cards):
-            raise ValueError(
-                "networkInterfaces must not have duplicate networkCardIndex and deviceIndex "
-                f"pairs, and can have at most one efa device per network card (card {pair[0]}, "
-                f"device {pair[1]})"
-            )
-        seen.add(pair)
-        if i.interface_type == "efa-only":
-            efa_cards.add(i.network_card_index)
-    return interfaces
-
-
-class InstanceMetadataOptions(SpecModel):
-    """`metadataOptions`: the instances' metadata service (IMDS), written as set; a field left
-    out takes the CRD's default (enabled, IPv6 disabled, hop limit 1, tokens required)."""
-
-    http_endpoint: Literal["enabled", "disabled"] | None = Field(
-        default=None, description="`httpEndpoint`. Default None (the CRD's: enabled)."
-    )
-    http_protocol_ipv6: Literal["enabled", "disabled"] | None = Field(
-        default=None, description="`httpProtocolIPv6`. Default None (the CRD's: disabled)."
-    )
-    http_put_response_hop_limit: int | None = Field(
-        default=None,
-        ge=1,
-        le=64,
-        description="`httpPutResponseHopLimit`, 1..64 (2 lets containers off the host network "
-        "reach IMDS). Default None (the CRD's: 1).",
-    )
-    http_tokens: Literal["required", "optional"] | None = Field(
-        default=None,
-        description="`httpTokens` (IMDSv2 when required). Default None (the CRD's: required).",
-    )
-
-    def to_manifest(self) -> dict[str, Any]:
-        keys = {
-            "http_endpoint": "httpEndpoint",
-            "http_protocol_ipv6": "httpProtocolIPv6",
-            "http_put_response_hop_limit": "httpPutResponseHopLimit",
-            "http_tokens": "httpTokens",
-        }
-        return {out: getattr(self, f) for f, out in keys.items() if getattr(self, f) is not None}
-
-
-class EbsVolume(SpecModel):
-    """`blockDeviceMappings[].ebs`, written as the user sets it (nothing added)."""
-
-    volume_size: Annotated[
-        str | None,
-        BeforeValidator(
-            lambda v: f"{v}Gi" if isinstance(v, int) and not isinstance(v, bool) else v
-        ),
-    ] = Field(
-        default=None,
-        description="Size such as `100Gi` or `1Ti` (a bare number is GiB). Default None "
-        "(the snapshot's size).",
-    )
-    volume_type: Literal["standard", "io1", "io2", "gp2", "sc1", "st1", "gp3"] | None = Field(
-        default=None, description="EBS volume type. Default None (EC2's: gp2)."
-    )
-    iops: int | None = Field(default=None, ge=0, description="IOPS (io1, io2, gp3). Default None.")
-    throughput: int | None = Field(
-        default=None, ge=0, description="Throughput in MiB/s (gp3). Default None."
-    )
-    encrypted: bool | None = Field(
-        default=None, description="Encrypt the volume. Default None (the account's default)."
-    )
-    kms_key_id: str | None = Field(
-        default=None, description="KMS key for encryption. Default None."
-    )
-    delete_on_termination: bool | None = Field(
-        default=None, description="Delete with the instance. Default None (EC2's: true)."
-    )
-    snapshot_id: str | None = Field(default=None, description="Snapshot to restore. Default None.")
-    volume_initialization_rate: int | None = Field(
-        default=None,
-        ge=100,
-        le=300,
-        description="MiB/s to hydrate a volume from `snapshot_id`, 100..300. Default None.",
-    )
-
-    @field_validator("volume_size")
-    @classmethod
-    def _size(cls, size: str | None) -> str | None:
-        if size is not None and not _VOLUME_SIZE.fullmatch(size):
-            raise ValueError(f"{size!r} is not a volume size such as '100Gi' or '1Ti' (max 64T)")
-        return size
-
-    @model_validator(mode="after")
-    def _crd_rules(self) -> EbsVolume:
-        if self.snapshot_id is None and self.volume_size is None:
-            raise ValueError("snapshotID or volumeSize must be defined")
-        if self.volume_initialization_rate is not None and not self.snapshot_id:
-            raise ValueError("snapshotID must be set when volumeInitializationRate is set")
-        return self
-
-    def to_manifest(self) -> dict[str, Any]:
-        keys = {
-            "delete_on_termination": "deleteOnTermination",
-            "encrypted": "encrypted",
-            "iops": "iops",
-            "kms_key_id": "kmsKeyID",
-            "snapshot_id": "snapshotID",
-            "throughput": "throughput",
-            "volume_initialization_rate": "volumeInitializationRate",
-            "volume_size": "volumeSize",
-            "volume_type": "volumeType",
-        }
-        return {out: getattr(self, f) for f, out in keys.items() if getattr(self, f) is not None}
-
-
-class BlockDeviceMapping(SpecModel):
-    """One `blockDeviceMappings[]` entry of the EC2NodeClass."""
-
-    device_name: str = Field(description="Device, e.g. `/dev/xvda`. Required.")
-    ebs: EbsVolume = Field(description="The EBS volume. Required.")
-    root_volume: bool | None = Field(
-        default=None, description="This is the root volume (at most one). Default None."
-    )
-
-    def to_manifest(self) -> dict[str, Any]:
-        mapping: dict[str, Any] = {"deviceName": self.device_name, "ebs": self.ebs.to_manifest()}
-        if self.root_volume is not None:
-            mapping["rootVolume"] = self.root_volume
-        return mapping
 
 
 class NodeClassArgs(SpecModel):
@@ -530,7 +168,7 @@ class NodeClassArgs(SpecModel):
     )
     network_interfaces: Annotated[
         list[NetworkInterface] | None,
-        AfterValidator(lambda v: None if v is None else _network_interfaces(v)),
+        AfterValidator(lambda v: None if v is None else network_interfaces(v)),
     ] = Field(
         default=None,
         max_length=150,
@@ -600,34 +238,57 @@ class NodeClassArgs(SpecModel):
     def _one_root(
         cls, mappings: list[BlockDeviceMapping] | None
     ) -> list[BlockDeviceMapping] | None:
-        if mappings is not None and sum(1 for m in mappings if m.root_volume) > 1:
-            raise ValueError("must have only one blockDeviceMappings with rootVolume")
-        return mappings
+        return None if mappings is None else one_root_volume(mappings)
 
     @model_validator(mode="after")
-    def _ami_and_disks(self) -> NodeClassArgs:
+    def _across_fields(self) -> NodeClassArgs:
+        issues: list[Issue] = []
         if self.ami_selector_terms is not None:
             if "ami_alias" in self.model_fields_set:
-                raise ValueError("set `ami_alias` or `ami_selector_terms`, not both")
+                issues.append(
+                    Issue(
+                        "ami_selector_terms",
+                        f"set `ami_alias` ({self.ami_alias!r}) or `ami_selector_terms`, not both",
+                    )
+                )
             if self.ami_family is None:
-                raise ValueError(
-                    "must specify `ami_family` if `ami_selector_terms` does not contain an alias"
+                issues.append(
+                    Issue(
+                        "ami_family",
+                        "must specify `ami_family` if `ami_selector_terms` does not contain an "
+                        "alias",
+                    )
                 )
         elif self.ami_family not in (None, "Custom"):
             family = ami_family(self.ami_alias)
             if self.ami_family.lower() != family:
-                raise ValueError(
-                    f"`ami_family` {self.ami_family!r} must be {family!r}'s family or 'Custom' "
-                    f"with the alias {self.ami_alias!r}"
+                named = next((f for f in get_args(AmiFamily) if f.lower() == family), family)
+                issues.append(
+                    Issue(
+                        "ami_family",
+                        f"{self.ami_family!r} is not the family of `ami_alias` "
+                        f"{self.ami_alias!r} ({family!r}); use {named!r} or 'Custom'",
+                    )
                 )
         if self.block_device_mappings is not None and self.boot_volume_gb is not None:
-            raise ValueError("set `boot_volume_gb` or `block_device_mappings`, not both")
-        return self
-
-    @model_validator(mode="after")
-    def _one_identity(self) -> NodeClassArgs:
+            issues.append(
+                Issue(
+                    "block_device_mappings",
+                    f"set `boot_volume_gb` ({self.boot_volume_gb!r}) or `block_device_mappings`, "
+                    "not both",
+                )
+            )
+        # Either field may be an Output, so only their presence is checked here.
         if self.role is None and self.instance_profile is None:
-            raise ValueError("One of `role` or `instance_profile` is required.")
+            issues.append(
+                Issue("instance_profile", "one of `role` or `instance_profile` is required")
+            )
         if self.role is not None and self.instance_profile is not None:
-            raise ValueError("Only one of `role` or `instance_profile` can be provided.")
+            issues.append(
+                Issue(
+                    "instance_profile", "only one of `role` or `instance_profile` can be provided"
+                )
+            )
+        if issues:
+            raise NestedIssues(issues)
         return self

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from nodepools.specs.core.base import Issue, SpecModel
+from nodepools.specs.core.base import Issue, PathError, SpecModel
 from nodepools.specs.core.labels import label_key_problem, label_value_problem
 from pydantic import Field, field_validator, model_validator
 
@@ -99,26 +99,32 @@ class NodeRequirement(SpecModel):
     def _operator_rules(self) -> NodeRequirement:
         # The CRD's CEL rules and Karpenter's ValidateRequirement, in their words.
         if self.operator == "In" and not self.values:
-            raise ValueError(
-                f"requirements with operator 'In' must have a value defined ({self.key})"
+            raise PathError(
+                "values",
+                f"requirements with operator 'In' must have a value defined (got [] for "
+                f"{self.key})",
             )
         if self.operator in NUMERIC and (len(self.values) != 1 or not self.values[0].isdigit()):
-            raise ValueError(
+            raise PathError(
+                "values",
                 f"requirements with operator {self.operator!r} must have a single positive "
-                f"integer value (got {self.values!r} for {self.key})"
+                f"integer value (got {self.values!r} for {self.key})",
             )
         if (
             self.operator == "In"
             and self.min_values is not None
             and len(self.values) < self.min_values
         ):
-            raise ValueError(
+            raise PathError(
+                "min_values",
                 f"minValues {self.min_values} needs at least that many values; {self.key} "
-                f"lists {len(self.values)} ({self.values!r})"
+                f"lists {len(self.values)} ({self.values!r})",
             )
         known = KNOWN_VALUES.get(self.key)
         if self.operator == "In" and known and not set(self.values) & set(known):
-            raise ValueError(f"{self.values!r} for {self.key}: expected one of {list(known)}")
+            raise PathError(
+                "values", f"{self.values!r} for {self.key}: expected one of {list(known)}"
+            )
         return self
 
     def to_manifest(self) -> dict[str, Any]:

@@ -20,20 +20,16 @@ from nodepools.specs.core.labels import (
     POOL_LABEL,
 )
 from nodepools.specs.core.taints import ISOLATING_EFFECTS, Taint, merge_taints
-from nodepools.specs.karpenter.accelerators import (
-    AcceleratorProfile,
-    CountRange,
-    accelerator_profile,
-)
-from nodepools.specs.karpenter.args import (
+from nodepools.specs.karpenter.accelerator_counts import CountRange
+from nodepools.specs.karpenter.accelerators import AcceleratorProfile, accelerator_profile
+from nodepools.specs.karpenter.args import KarpenterNodePoolArgs
+from nodepools.specs.karpenter.disruption import (
     ACCELERATOR_CONSOLIDATE_AFTER,
     ACCELERATOR_CONSOLIDATION_POLICY,
     DEFAULT_CONSOLIDATE_AFTER,
     DEFAULT_CONSOLIDATION_POLICY,
-    WHOLE_UNIT_LIMITS,
     Budget,
     Disruption,
-    KarpenterNodePoolArgs,
 )
 from nodepools.specs.karpenter.labels import (
     ARCH_LABEL,
@@ -49,6 +45,7 @@ from nodepools.specs.karpenter.labels import (
 )
 from nodepools.specs.karpenter.node_class import NodeClassArgs
 from nodepools.specs.karpenter.requirements import NodeRequirement, requirement_manifest
+from nodepools.specs.karpenter.values import WHOLE_UNIT_LIMITS
 from nodepools.specs.pools.args import accelerator_taint, effective_pool_name
 
 # --- the resolved pool ------------------------------------------------------------------
