@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from nodepools._lazy import deferred
-from nodepools.fleet.context import FleetContext, FleetEntry
+from nodepools.fleet.context import FleetContext, FleetEntry, cluster_handle
 from nodepools.fleet.devices import label_served_pools, prepare_devices
 from nodepools.fleet.oke_autoscalers import build_oke_autoscalers
 from nodepools.preflight import offer_preflights
@@ -33,6 +33,7 @@ from nodepools.specs.core.base import (
     issues_from_validation_error,
     join_path,
 )
+from nodepools.specs.core.pool_protocol import NodeClassPool, ResolvedPoolProtocol
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 PROJECT = "nodepools"
@@ -41,7 +42,8 @@ CLUSTERS_KEY = "clusters"
 
 @dataclass(frozen=True)
 class FleetKind:
-    """A component a fleet entry can name: where it lives and how its references resolve."""
+    """A component a fleet entry can name: where it lives and how its references are
+    looked up."""
 
     module: str
     class_name: str
@@ -54,8 +56,9 @@ class FleetKind:
         return getattr(module, self.class_name), getattr(module, self.args_name)
 
 
-def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
-    """`cluster: <name>` refers to an entry of `nodepools:clusters`."""
+def lookup_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
+    """`cluster: <name>` refers to an entry of `nodepools:clusters`: the args with that
+    entry's cluster in its place."""
     reference = args.get("cluster")
     if isinstance(reference, str):
         if reference in ctx.invalid_clusters:
@@ -64,7 +67,7 @@ def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
                 [
                     Issue(
                         f"{path}.cluster",
-                        f"cluster {reference!r} is invalid (see {_key(CLUSTERS_KEY)}.{reference})",
+                        f"cluster {reference!r} is invalid (see {_config_key(CLUSTERS_KEY)}.{reference})",
                     )
                 ],
             )
@@ -83,10 +86,10 @@ def resolve_cluster(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
 SECTIONS: dict[str, dict[str, FleetKind]] = {
     "pools": {
         "MachinePool": FleetKind(
-            "nodepools.pools.machine_pool", "MachinePool", "MachinePoolArgs", resolve_cluster
+            "nodepools.pools.machine_pool", "MachinePool", "MachinePoolArgs", lookup_cluster
         ),
         "GpuSpotPool": FleetKind(
-            "nodepools.pools.gpu_spot_pool", "GpuSpotPool", "GpuSpotPoolArgs", resolve_cluster
+            "nodepools.pools.gpu_spot_pool", "GpuSpotPool", "GpuSpotPoolArgs", lookup_cluster
         ),
         "KarpenterNodePool": FleetKind(
             "nodepools.pools.karpenter_node_pool",
@@ -97,10 +100,10 @@ SECTIONS: dict[str, dict[str, FleetKind]] = {
             "nodepools.pools.shared_node_pool",
             "SharedNodePool",
             "SharedNodePoolArgs",
-            resolve_cluster,
+            lookup_cluster,
         ),
     },
-    # After `pools`: the device software of accelerator pools (names resolved to their
+    # After `pools`: the device software of accelerator pools (names looked up for their
     # taints and accelerators; the labels it needs go onto those pools), before the
     # recipes and quotas that count what the pools then advertise.
     "devices": {
@@ -151,7 +154,7 @@ ARRANGE: dict[str, Callable[[list[FleetEntry]], list[FleetEntry]]] = {
 _CLUSTER = TypeAdapter(ClusterTarget)
 
 
-def _key(name: str) -> str:
+def _config_key(name: str) -> str:
     return f"{PROJECT}:{name}"
 
 
@@ -163,13 +166,13 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
     for key in config:
         if key not in known_keys:
             issues.append(
-                Issue(_key(key), f"unknown config key; expected one of {sorted(known_keys)}")
+                Issue(_config_key(key), f"unknown config key; expected one of {sorted(known_keys)}")
             )
     clusters: Any = config.get(CLUSTERS_KEY) or {}
     if not isinstance(clusters, dict):
         issues.append(
             Issue(
-                _key(CLUSTERS_KEY),
+                _config_key(CLUSTERS_KEY),
                 f"must be a mapping of name to cluster (got a {type(clusters).__name__})",
             )
         )
@@ -181,26 +184,29 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
         except ValidationError as exc:
             ctx.invalid_clusters.add(cluster_name)
             issues += issues_from_validation_error(
-                exc, format_path([cluster_name], _key(CLUSTERS_KEY))
+                exc, format_path([cluster_name], _config_key(CLUSTERS_KEY))
             )
 
     entries: list[FleetEntry] = []
-    names: dict[str, str] = {}
     for section, kinds in SECTIONS.items():
         raw_entries: Any = config.get(section) or []
         if not isinstance(raw_entries, list):
             issues.append(
                 Issue(
-                    _key(section), f"must be a list of entries (got {type(raw_entries).__name__})"
+                    _config_key(section),
+                    f"must be a list of entries (got {type(raw_entries).__name__})",
                 )
             )
             continue
         for index, raw in enumerate(cast("list[Any]", raw_entries)):
-            path = f"{_key(section)}[{index}]"
-            entry = _validate_entry(section, kinds, raw, path, ctx, names, issues)
-            if entry is not None:
-                entries.append(entry)
-                ctx.entries[entry.name] = (entry.component, entry.args)
+            path = f"{_config_key(section)}[{index}]"
+            try:
+                entry = _validate_entry(section, kinds, raw, path, ctx)
+            except SpecError as exc:
+                issues.extend(exc.issues)
+                continue
+            entries.append(entry)
+            ctx.entries[entry.name] = (entry.component, entry.args)
     if not issues:
         for section, arrange in ARRANGE.items():
             if not any(entry.section == section for entry in entries):
@@ -220,96 +226,123 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
 
 
 def _validate_entry(
-    section: str,
-    kinds: dict[str, FleetKind],
-    raw: Any,
-    path: str,
-    ctx: FleetContext,
-    names: dict[str, str],
-    issues: list[Issue],
-) -> FleetEntry | None:
+    section: str, kinds: dict[str, FleetKind], raw: Any, path: str, ctx: FleetContext
+) -> FleetEntry:
+    """One entry of a section, checked as the component will check it; raises SpecError
+    with its problems at their config paths."""
+    component, name, args = _split_entry(raw, kinds, path)
+    _claim_entry_name(name, path, ctx)
+    kind = kinds[component]
+    component_class, args_model = kind.load()
+    ctx.current_entry = name
+    model = _validated_args(kind, component_class, args_model, args, path, ctx)
+    resolved = _preflight(component_class, name, model, path, ctx)
+    if isinstance(resolved, ResolvedPoolProtocol):
+        _claim_pool_names(resolved, name, model, args.get("cluster"), path, ctx)
+    return FleetEntry(section, component, name, model, path)
+
+
+def _refuse(path: str, message: str) -> SpecError:
+    return SpecError("fleet", [Issue(path, message)])
+
+
+def _split_entry(
+    raw: Any, kinds: dict[str, FleetKind], path: str
+) -> tuple[str, str, dict[str, Any]]:
+    """(component, name, the component's args) of a raw entry."""
     if not isinstance(raw, dict):
-        issues.append(Issue(path, f"must be a mapping (got a {type(raw).__name__})"))
-        return None
+        raise _refuse(path, f"must be a mapping (got a {type(raw).__name__})")
     args: dict[str, Any] = dict(cast("dict[str, Any]", raw))
     component: Any = args.pop("component", None)
     name: Any = args.pop("name", None)
     if component not in kinds:
-        issues.append(Issue(f"{path}.component", f"{component!r} is not one of {sorted(kinds)}"))
-        return None
+        raise _refuse(f"{path}.component", f"{component!r} is not one of {sorted(kinds)}")
     if not isinstance(name, str) or not name:
-        issues.append(Issue(f"{path}.name", f"a non-empty name is required (got {name!r})"))
-        return None
-    if name in names:
-        issues.append(Issue(f"{path}.name", f"{name!r} is already used by {names[name]}"))
-        return None
-    names[name] = path
-    kind = kinds[component]
-    component_class, args_model = kind.load()
-    ctx.current = name
+        raise _refuse(f"{path}.name", f"a non-empty name is required (got {name!r})")
+    return component, name, args
+
+
+def _claim_entry_name(name: str, path: str, ctx: FleetContext) -> None:
+    """Entry names are unique across every section: references and outputs use them."""
+    if name in ctx.entry_paths:
+        raise _refuse(f"{path}.name", f"{name!r} is already used by {ctx.entry_paths[name]}")
+    ctx.entry_paths[name] = path
+
+
+def _validated_args(
+    kind: FleetKind,
+    component_class: type[Any],
+    args_model: type[BaseModel],
+    args: dict[str, Any],
+    path: str,
+    ctx: FleetContext,
+) -> Any:
+    """The entry's args with its references looked up, validated by the component's model."""
     prepared = args
     try:
         prepared = kind.prepare(args, ctx, path) if kind.prepare else args
         # A component taking several forms of args picks the model (PoolPlatforms: OSMO's
         # documents or our own platform model); `args_model` is the one schemas describe.
-        model = getattr(component_class, "validate_args", args_model.model_validate)(prepared)
-    except SpecError as exc:
-        issues.extend(exc.issues)
-        return None
+        validate = getattr(component_class, "validate_args", args_model.model_validate)
+        return validate(prepared)
     except ValidationError as exc:
-        issues.extend(issues_from_validation_error(exc, path, prepared))
-        return None
-    # What the component itself checks with the entry's real name (defaults, the cloud's
-    # rules, rendered manifests), so that building the fleet can't fail half-way.
+        raise SpecError("fleet", issues_from_validation_error(exc, path, prepared)) from None
+
+
+def _preflight(
+    component_class: type[Any], name: str, model: Any, path: str, ctx: FleetContext
+) -> Any:
+    """What the component itself checks with the entry's real name (defaults, the cloud's
+    rules, rendered manifests), so that building the fleet can't fail half-way; the result
+    is kept for the constructor. None for a component without a preflight."""
     preflight = getattr(component_class, "preflight", None)
-    if preflight is not None:
-        try:
-            resolved = preflight(name, model)
-        except SpecError as exc:
-            issues.extend(_entry_issue(path, issue, model) for issue in exc.issues)
-            return None
-        ctx.preflights[(component_class, name)] = (model, resolved)
-        # Two entries may not make two pools of one name where the cloud needs it unique.
-        pool_name = getattr(resolved, "pool_name", None)
-        if pool_name is not None:
-            cluster = cluster_identity(getattr(resolved, "cluster", None), args.get("cluster"))
-            where = (cluster, pool_name)
-            if where in ctx.pool_names:
-                field = "pool_name" if getattr(model, "pool_name", None) else "name"
-                issues.append(
-                    Issue(
-                        f"{path}.{field}",
-                        f"pool name {pool_name!r} is already used on the same cluster "
-                        f"({cluster}) by {ctx.pool_names[where]}",
-                    )
-                )
-                return None
-            if issue := _node_class_name_issue(path, name, model, resolved, cluster, ctx):
-                issues.append(issue)
-                return None
-            ctx.pool_names[where] = path
-    return FleetEntry(section, component, name, model, path)
-
-
-def _node_class_name_issue(
-    path: str, name: str, model: Any, resolved: Any, cluster: str, ctx: FleetContext
-) -> Issue | None:
-    """Two entries may not create two EC2NodeClasses of one name on one cluster: the class
-    is cluster-scoped, so pulumi-kubernetes would fail the second with AlreadyExists (older
-    providers let the two overwrite each other). Classes used by name (`node_class_name`)
-    are shared, not created, and may be named by any number of pools."""
-    class_name = getattr(resolved, "node_class_name", None)
-    if getattr(resolved, "node_class", None) is None or not isinstance(class_name, str):
+    if preflight is None:
         return None
-    if getattr(getattr(model, "node_class", None), "name", None) is not None:
-        field, how = "node_class.name", "its `node_class.name`"
+    try:
+        resolved = preflight(name, model)
+    except SpecError as exc:
+        issues = [_issue_at_entry(path, issue, model) for issue in exc.issues]
+        raise SpecError("fleet", issues) from None
+    ctx.preflights[(component_class, name)] = (model, resolved)
+    return resolved
+
+
+def _claim_pool_names(
+    pool: ResolvedPoolProtocol, name: str, model: Any, reference: Any, path: str, ctx: FleetContext
+) -> None:
+    """Two entries may not make two pools of one name where the cloud needs it unique, nor
+    two EC2NodeClasses of one name on one cluster."""
+    cluster = cluster_identity(pool.cluster, reference)
+    where = (cluster, pool.pool_name)
+    if where in ctx.pool_names:
+        raise _refuse(
+            _pool_name_path(path, model),
+            f"pool name {pool.pool_name!r} is already used on the same cluster "
+            f"({cluster}) by {ctx.pool_names[where]}",
+        )
+    if isinstance(pool, NodeClassPool):
+        _claim_node_class_name(pool, name, model, cluster, path, ctx)
+    ctx.pool_names[where] = path
+
+
+def _claim_node_class_name(
+    pool: NodeClassPool, name: str, model: Any, cluster: str, path: str, ctx: FleetContext
+) -> None:
+    """Two entries may not create two EC2NodeClasses of one name on one cluster: the class
+    is cluster-scoped, so pulumi-kubernetes would fail the second with AlreadyExists (some
+    provider versions let the two overwrite each other). Classes used by name
+    (`node_class_name`) are shared, not created, and may be named by any number of pools."""
+    if pool.node_class is None:
+        return
+    class_name = pool.node_class_name
+    if pool.node_class.name is not None:
+        field, how = f"{path}.node_class.name", "its `node_class.name`"
     else:
-        field = "pool_name" if getattr(model, "pool_name", None) else "name"
-        how = "named after its pool"
+        field, how = _pool_name_path(path, model), "named after its pool"
     where = (cluster, class_name)
     if where in ctx.node_class_names:
-        return Issue(
-            f"{path}.{field}",
+        raise _refuse(
+            field,
             f"EC2NodeClass {class_name!r} ({how}) is already created on the same cluster "
             f"({cluster}) by {ctx.node_class_names[where]}: an EC2NodeClass is "
             "cluster-scoped, so creating it twice fails with AlreadyExists (or one overwrites "
@@ -317,24 +350,27 @@ def _node_class_name_issue(
             f"the other's class with `node_class_name: {class_name}` instead of `node_class`",
         )
     ctx.node_class_names[where] = f"{path} (entry {name!r}, {how})"
-    return None
 
 
-def cluster_identity(cluster: Any, reference: Any) -> str:
+def _pool_name_path(path: str, model: Any) -> str:
+    """Where the entry names its pool: `pool_name` when given, else the entry's `name`."""
+    return f"{path}.pool_name" if getattr(model, "pool_name", None) else f"{path}.name"
+
+
+def cluster_identity(cluster: ClusterTarget | None, reference: object) -> str:
     """The real cluster a pool lands on: two config entries may name the same one.
 
     EKS clusters are known by name, ROSA and OKE clusters by id. A value that is only
     known at deploy time (an Output) falls back to the config entry's name.
     """
-    kind = getattr(cluster, "kind", None)
-    key = {"eks": "cluster_name", "rosa": "cluster_id", "oke": "cluster_id"}.get(str(kind))
-    value = getattr(cluster, key, None) if key else None
-    if isinstance(value, str):
-        return f"{kind} {value}"
+    if cluster is not None:
+        handle = cluster_handle(cluster)
+        if isinstance(handle, str):
+            return f"{cluster.kind} {handle}"
     return f"entry {reference}" if isinstance(reference, str) else "kubernetes"
 
 
-def _entry_issue(path: str, issue: Issue, model: Any) -> Issue:
+def _issue_at_entry(path: str, issue: Issue, model: Any) -> Issue:
     # A pool named after its entry: a bad pool name is the entry's `name`.
     if issue.path == "pool_name" and getattr(model, "pool_name", "") is None:
         return Issue(f"{path}.name", issue.message)

@@ -1,4 +1,4 @@
-"""AcceleratorStack in a fleet: pool names resolved, the pools labelled, the advertised
+"""AcceleratorStack in a fleet: pool names looked up, the pools labelled, the advertised
 resources handed to recipes and quotas.
 
 Stack config::
@@ -19,24 +19,29 @@ built; recipes and quotas naming the pool see the resource and count it advertis
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from nodepools.fleet.context import FleetContext, FleetEntry
+from nodepools.fleet.context import FleetContext, FleetEntry, cluster_handle
 from nodepools.specs.catalog.accelerators import AdvertisedAccelerators
 from nodepools.specs.core.base import Issue, SpecError
+from nodepools.specs.core.pool_protocol import ResolvedPoolProtocol
 from nodepools.specs.devices.advertised_pools import AdvertisedPool
 from nodepools.specs.devices.args import AcceleratorStackArgs, node_labels, vendors_of
 from nodepools.specs.devices.placement import advertised_overrides, advertised_resource
 from nodepools.specs.devices.served_pools import served_pool
 
+if TYPE_CHECKING:
+    from nodepools.specs.clusters.targets import ClusterTarget
+
 STACK_COMPONENT = "AcceleratorStack"
 POOL_KINDS = ("MachinePool", "GpuSpotPool", "SharedNodePool", "KarpenterNodePool")
 
 
-def _resolved(ctx: FleetContext, name: str) -> Any:
-    for (_, entry_name), (_, resolved) in ctx.preflights.items():
-        if entry_name == name:
-            return resolved
+def _checked_pool(ctx: FleetContext, name: str) -> ResolvedPoolProtocol | None:
+    """The pool entry `name` as its preflight resolved it; None when it has none."""
+    for (_, entry_name), (_, result) in ctx.preflights.items():
+        if entry_name == name and isinstance(result, ResolvedPoolProtocol):
+            return result
     return None
 
 
@@ -52,29 +57,28 @@ def prepare_devices(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
         references = [
             name
             for name in _pool_entries(ctx)
-            if getattr(_resolved(ctx, name), "accelerator", None) is not None
+            if (pool := _checked_pool(ctx, name)) is not None and pool.accelerator is not None
         ]
     if not isinstance(references, list):
         return args  # the model reports the type
     issues: list[Issue] = []
     served: list[Any] = []
-    clusters: dict[str, Any] = {}
+    clusters: dict[str, ClusterTarget | None] = {}
     entry_of: dict[str, str] = {}
     for index, reference in enumerate(cast("list[Any]", references)):
         where = f"{path}.pools[{index}]" if given else f"{path}.pools"
         if not isinstance(reference, str):
             served.append(reference)
             continue
-        resolved = _resolved(ctx, reference) if reference in _pool_entries(ctx) else None
-        if resolved is None:
+        pool = _checked_pool(ctx, reference) if reference in _pool_entries(ctx) else None
+        if pool is None:
             known = ", ".join(_pool_entries(ctx)) or "none declared"
             issues.append(Issue(where, f"unknown or invalid pool {reference!r} (pools: {known})"))
             continue
-        entry = served_pool(resolved)
+        entry = served_pool(pool)
         entry_of[entry["name"]] = reference
         served.append(entry)
-        cluster = getattr(resolved, "cluster", None)
-        clusters[_cluster_key(cluster)] = cluster
+        clusters[_cluster_key(pool.cluster)] = pool.cluster
     if len(clusters) > 1:
         # A Karpenter pool is in the cluster of the Kubernetes provider: any of the others.
         clusters.pop(_cluster_key(None), None)
@@ -91,24 +95,27 @@ def prepare_devices(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
         raise SpecError("fleet", issues)
     prepared = {**args, "pools": served}
     cluster = next(iter(clusters.values()), None)
-    kind = getattr(cluster, "kind", None) if cluster is not None else ("eks" if clusters else None)
+    # Karpenter pools (no declared cluster) run on EKS.
+    kind = cluster.kind if cluster is not None else ("eks" if clusters else None)
     if "platform" not in args and kind is not None:
         prepared["platform"] = kind
-    if kind == "oke" and "oke_cluster_id" not in args:
-        prepared["oke_cluster_id"] = cluster.cluster_id  # pyright: ignore[reportOptionalMemberAccess]
-    if kind == "oke" and "oke_cluster_type" not in args:
-        prepared["oke_cluster_type"] = cluster.cluster_type  # pyright: ignore[reportOptionalMemberAccess]
-    ctx.device_pools[ctx.current or ""] = entry_of
-    ctx.device_clusters[ctx.current or ""] = next(iter(clusters), "the Kubernetes provider's")
+    if cluster is not None and cluster.kind == "oke":
+        if "oke_cluster_id" not in args:
+            prepared["oke_cluster_id"] = cluster.cluster_id
+        if "oke_cluster_type" not in args:
+            prepared["oke_cluster_type"] = cluster.cluster_type
+    entry_name = ctx.current_entry or ""
+    ctx.device_pools[entry_name] = entry_of
+    ctx.device_clusters[entry_name] = next(iter(clusters), "the Kubernetes provider's")
     _note_advertised(prepared, ctx, entry_of)
     return prepared
 
 
-def _cluster_key(cluster: Any) -> str:
+def _cluster_key(cluster: ClusterTarget | None) -> str:
     if cluster is None:
         return "the Karpenter cluster"
-    value = getattr(cluster, "cluster_id", None) or getattr(cluster, "cluster_name", None)
-    return f"{cluster.kind} {value}" if isinstance(value, str) else f"{cluster.kind} (an Output)"
+    handle = cluster_handle(cluster)
+    return f"{cluster.kind} {handle}" if isinstance(handle, str) else f"{cluster.kind} (an Output)"
 
 
 def _note_advertised(prepared: dict[str, Any], ctx: FleetContext, entry_of: dict[str, str]) -> None:
@@ -201,7 +208,7 @@ def _overlaps(entries: list[FleetEntry], ctx: FleetContext) -> list[Issue]:
         for pool in sorted(ctx.device_pools.get(entry.name, {}).values()):
             if pool in pools:
                 issues.append(
-                    Issue(f"{entry.path}.pools", f"pool {pool!r} is served by {pools[pool]} too")
+                    Issue(f"{entry.path}.pools", f"pool {pool!r} is served by {pools[pool]!r} too")
                 )
             pools.setdefault(pool, entry.name)
         cluster = ctx.device_clusters.get(entry.name, "")
@@ -213,7 +220,7 @@ def _overlaps(entries: list[FleetEntry], ctx: FleetContext) -> list[Issue]:
                 issues.append(
                     Issue(
                         f"{entry.path}.pools",
-                        f"{vendors[where]} already installs the {vendor} software on "
+                        f"{vendors[where]!r} already installs the {vendor} software on "
                         f"{cluster} cluster; serve all its {vendor} pools from one AcceleratorStack",
                     )
                 )

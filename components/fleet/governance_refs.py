@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 from nodepools._lazy import deferred
+from nodepools.fleet.context import FleetContext
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.platform_objects import render_platforms
 from nodepools.specs.core.base import Issue, SpecError, SpecModel, parse_spec
@@ -27,7 +28,7 @@ from nodepools.specs.governance.osmo_platforms import OsmoPlatformsArgs, is_osmo
 from nodepools.specs.governance.platforms import PoolPlatformsArgs
 from nodepools.specs.governance.quotas import PoolQuotasArgs
 
-# Each kind's resolve function is imported when a pool of that kind is resolved: a stack
+# Each kind's resolve function is imported when a pool of that kind is described: a stack
 # with such a pool has loaded it already, one governing only pools described by hand never
 # builds those specs.
 _resolve_karpenter = deferred("nodepools.specs.karpenter.resolve", "resolve_karpenter_pool")
@@ -52,7 +53,7 @@ def _managed(
 
 # Pool kinds whose built pool can be described from their args alone:
 # kind -> (args, name) -> (description, cluster or None when unknown).
-RESOLVERS: dict[str, Callable[[Any, str], tuple[dict[str, Any], Any]]] = {
+DESCRIBERS: dict[str, Callable[[Any, str], tuple[dict[str, Any], Any]]] = {
     "MachinePool": _managed(deferred("nodepools.specs.pools.args", "resolve_pool")),
     "GpuSpotPool": _managed(deferred("nodepools.specs.pools.args", "resolve_gpu_spot_pool")),
     "SharedNodePool": _managed(deferred("nodepools.specs.pools.shared", "resolve_shared_pool")),
@@ -60,21 +61,23 @@ RESOLVERS: dict[str, Callable[[Any, str], tuple[dict[str, Any], Any]]] = {
 }
 
 
-def _fleet_pool(name: str, ctx: Any, path: str) -> tuple[dict[str, Any], Any] | Issue:
+def _describe_fleet_pool(
+    name: str, ctx: FleetContext, path: str
+) -> tuple[dict[str, Any], Any] | Issue:
     """(description, cluster) of fleet pool `name`, or the Issue explaining why not."""
     entry = ctx.entries.get(name)
     if entry is None:
-        known = ", ".join(sorted(n for n, (kind, _) in ctx.entries.items() if kind in RESOLVERS))
+        known = ", ".join(sorted(n for n, (kind, _) in ctx.entries.items() if kind in DESCRIBERS))
         return Issue(path, f"unknown fleet pool {name!r} (pools: {known or 'none declared'})")
     component, args = entry
-    resolver = RESOLVERS.get(component)
-    if resolver is None:
+    describe = DESCRIBERS.get(component)
+    if describe is None:
         return Issue(
             path,
-            f"{name!r} is a {component}, which governance can't read by name yet; describe "
+            f"{name!r} is a {component}, which governance can't read by name; describe "
             "it ({name, node_labels, taints, gpus, cpu, memory})",
         )
-    description, cluster = resolver(args, name)
+    description, cluster = describe(args, name)
     # Quota in the resource its nodes advertise (MIG slices, time-sliced GPUs).
     return advertise_governed(description, ctx.advertised.get(name)), cluster
 
@@ -83,13 +86,13 @@ def _dry_run(
     model: type[SpecModel],
     render: Callable[[str, Any], Any],
     args: dict[str, Any],
-    ctx: Any,
+    ctx: FleetContext,
     path: str,
 ) -> dict[str, Any]:
     """Validate and render the entry (registering nothing); problems carry config paths."""
     spec = parse_spec(model, args, "fleet", prefix=path)
     try:
-        render(ctx.current or "", spec)
+        render(ctx.current_entry or "", spec)
     except SpecError as error:
         issues = [
             Issue(f"{path}.{issue.path}" if issue.path else path, issue.message)
@@ -99,7 +102,7 @@ def _dry_run(
     return args
 
 
-def prepare_quotas(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
+def prepare_quotas(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
     pools: Any = args.get("pools")
     if isinstance(pools, list):
         issues: list[Issue] = []
@@ -109,7 +112,7 @@ def prepare_quotas(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
             if not isinstance(pool, str):
                 described.append(pool)
                 continue
-            found = _fleet_pool(pool, ctx, f"{path}.pools[{i}]")
+            found = _describe_fleet_pool(pool, ctx, f"{path}.pools[{i}]")
             if isinstance(found, Issue):
                 issues.append(found)
                 continue
@@ -133,10 +136,10 @@ def prepare_quotas(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
     return _dry_run(PoolQuotasArgs, render_quotas, args, ctx, path)
 
 
-def prepare_platforms(args: dict[str, Any], ctx: Any, path: str) -> dict[str, Any]:
+def prepare_platforms(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[str, Any]:
     pool = args.get("pool")
     if isinstance(pool, str) and pool in ctx.entries:
-        found = _fleet_pool(pool, ctx, f"{path}.pool")
+        found = _describe_fleet_pool(pool, ctx, f"{path}.pool")
         if isinstance(found, Issue):
             raise SpecError("fleet", [found])
         args = {**args, "pool": found[0]}
@@ -146,7 +149,7 @@ def prepare_platforms(args: dict[str, Any], ctx: Any, path: str) -> dict[str, An
         target = cast("dict[str, Any]", target) if isinstance(target, dict) else None
         named = target.get("pool") if target is not None else None
         if isinstance(named, str) and named in ctx.entries:
-            found = _fleet_pool(named, ctx, f"{path}.kubernetes.pool")
+            found = _describe_fleet_pool(named, ctx, f"{path}.kubernetes.pool")
             if isinstance(found, Issue):
                 raise SpecError("fleet", [found])
             args = {**args, "kubernetes": {**(target or {}), "pool": found[0]}}

@@ -3,34 +3,38 @@ autoscaled pool of the cluster in it, whatever order the entries came in."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from nodepools.fleet.context import FleetContext
 
+if TYPE_CHECKING:
+    from nodepools.pools.pool_component import PoolComponent
+    from nodepools.specs.pools.args import ResolvedPool
 
-def autoscaled_oke_pools(ctx: FleetContext) -> dict[str, list[Any]]:
+
+def autoscaled_oke_pools(ctx: FleetContext) -> dict[str, list[PoolComponent[ResolvedPool]]]:
     """Built OKE pool components that autoscale, by the cluster entry that names their
     cluster (the first by name, when two entries name one cluster), sorted by pool name."""
+    # Imported here: only a deploy has built components, and they are pulumi resources.
+    from nodepools.pools.pool_component import is_managed_pool
+
     entry_of: dict[str, str] = {}
     for entry_name in sorted(ctx.clusters):
         target = ctx.clusters[entry_name]
-        if getattr(target, "kind", None) == "oke" and isinstance(target.cluster_id, str):
+        if target.kind == "oke" and isinstance(target.cluster_id, str):
             entry_of.setdefault(target.cluster_id, entry_name)
-    groups: dict[str, list[Any]] = {}
+    groups: dict[str, list[PoolComponent[ResolvedPool]]] = {}
     for component in ctx.built.values():
-        resolved = getattr(component, "resolved", None)
-        cluster = getattr(resolved, "cluster", None)
-        if (
-            resolved is None
-            or cluster is None
-            or getattr(cluster, "kind", None) != "oke"
-            or not resolved.autoscaled
-        ):
+        if not is_managed_pool(component):
+            continue
+        pool = component.resolved
+        cluster = pool.cluster
+        if cluster.kind != "oke" or not pool.autoscaled:
             continue
         if cluster.cluster_autoscaler is None:
             continue  # the cluster runs its own autoscaler
         key = entry_of.get(cluster.cluster_id) if isinstance(cluster.cluster_id, str) else None
-        groups.setdefault(key or f"oke-{resolved.pool_name}", []).append(component)
+        groups.setdefault(key or f"oke-{pool.pool_name}", []).append(component)
     return {
         key: sorted(pools, key=lambda c: c.resolved.pool_name)
         for key, pools in sorted(groups.items())

@@ -1,4 +1,4 @@
-"""Recipes in a fleet: pool references resolved, then every recipe placed together.
+"""Recipes in a fleet: pool references looked up, then every recipe placed together.
 
 Stack config::
 
@@ -49,7 +49,8 @@ def _shared_pools(ctx: FleetContext) -> dict[str, Any]:
     }
 
 
-def _cluster_name(ctx: FleetContext, cluster: Any) -> str:
+def _cluster_entry_name(ctx: FleetContext, cluster: Any) -> str:
+    """The `nodepools:clusters` entry declaring `cluster`, for messages."""
     for name, declared in ctx.clusters.items():
         if declared == cluster:
             return name
@@ -90,7 +91,7 @@ def prepare_recipe(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[s
             issues.extend(Issue(where, f"pool {reference!r}: {issue}") for issue in exc.issues)
             continue
         pools.append(description)
-        clusters.setdefault(_cluster_name(ctx, pool_args.cluster), []).append(reference)
+        clusters.setdefault(_cluster_entry_name(ctx, pool_args.cluster), []).append(reference)
     if len(clusters) > 1:
         spread = "; ".join(f"{c}: {', '.join(names)}" for c, names in sorted(clusters.items()))
         issues.append(

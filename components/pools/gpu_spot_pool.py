@@ -13,7 +13,7 @@ from nodepools.specs.pools.args import GpuSpotPoolArgs, ResolvedPool, resolve_gp
 
 
 @documented(GpuSpotPoolArgs)
-class GpuSpotPool(PoolComponent):
+class GpuSpotPool(PoolComponent[ResolvedPool]):
     """Spot accelerator capacity that scales from zero and keeps other pods off.
 
     Defaults: autoscaling 0..3, spot on, taints `<accelerator>=true:NoSchedule` and

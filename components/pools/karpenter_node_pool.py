@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import pulumi
@@ -50,29 +50,23 @@ def _under(prefix: str, issue: Issue) -> Issue:
     return Issue(join_path(prefix, issue.path), issue.message)
 
 
-# The extended resource the EFA device plugin advertises (Karpenter's ResourceEFA).
-EFA_RESOURCE = "vpc.amazonaws.com/efa"
-
-
 def karpenter_scheduling(pool: ResolvedKarpenterPool) -> SchedulingInfo:
     """Select the NodePool by `karpenter.sh/nodepool` (so Karpenter launches from this pool
     and no other) as well as by the identity label; tolerate its taints (not its startup
     taints, which are gone before pods land); request its accelerator, and an EFA device
-    when the pool is for EFA (`efa`): Karpenter then launches only types that offer one."""
-    info = SchedulingInfo.for_pool(
+    when the pool is for EFA (`extra_limits`)."""
+    return SchedulingInfo.for_pool(
         pool.pool_name,
         pool.taints,
-        pool.accelerator,
+        pool.node_accelerator,
         extra_selector={NODEPOOL_LABEL: pool.pool_name},
         identity_label=pool.identity_label,
+        extra_limits=pool.extra_limits,
     )
-    if not pool.efa:
-        return info
-    return replace(info, limits=dict(sorted({**info.limits, EFA_RESOURCE: 1}.items())))
 
 
 @documented(KarpenterNodePoolArgs)
-class KarpenterNodePool(PoolComponent):
+class KarpenterNodePool(PoolComponent[CheckedKarpenterPool]):
     """Karpenter capacity: a `karpenter.sh/v1` NodePool and, unless `node_class_name` names an
     existing one, a `karpenter.k8s.aws/v1` EC2NodeClass (children `<name>-node-class`,
     `<name>-node-pool`; the NodePool depends on the class).
@@ -119,7 +113,7 @@ class KarpenterNodePool(PoolComponent):
     ):
         pool: CheckedKarpenterPool = checked(self, name, args)
         manifests = pool.manifests  # the render the preflight validated
-        super().__init__(self.TYPE, name, pool, opts)  # pyright: ignore[reportArgumentType]  # a summary() is all it reads
+        super().__init__(self.TYPE, name, pool, opts)
         self.scheduling = karpenter_scheduling(pool)
         built = backend_for("karpenter").build_pool(name, pool, self, manifests)
         self.pool_name = pulumi.Output.from_input(pool.pool_name)

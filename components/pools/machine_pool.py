@@ -13,7 +13,7 @@ from nodepools.specs.pools.args import MachinePoolArgs, ResolvedPool, resolve_po
 
 
 @documented(MachinePoolArgs)
-class MachinePool(PoolComponent):
+class MachinePool(PoolComponent[ResolvedPool]):
     """A node pool with labels, taints, fixed or autoscaled size, spot and boot volume.
 
     `args` is a `MachinePoolArgs` or the equivalent dict; every problem is reported at

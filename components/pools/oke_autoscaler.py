@@ -12,14 +12,19 @@ says `cluster_autoscaler: null`; a program that builds pools itself makes one wi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pulumi
 from nodepools.documentation import documented
 from nodepools.preflight import checked
 from nodepools.specs.clusters.targets import OkeAutoscalerAddon, is_basic
 from nodepools.specs.core.base import Issue, SpecError, parse_spec
+from nodepools.specs.core.pool_protocol import ResolvedPoolProtocol
 from nodepools.specs.pools.oke_autoscaler import OkeClusterAutoscalerArgs
+
+if TYPE_CHECKING:
+    from nodepools.pools.pool_component import PoolComponent
+    from nodepools.specs.pools.args import ResolvedPool
 
 
 @documented(OkeClusterAutoscalerArgs)
@@ -40,27 +45,37 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
     def for_pools(
         cls,
         name: str,
-        pools: Sequence[Any],
+        pools: Sequence[PoolComponent[ResolvedPool]],
         addon: OkeAutoscalerAddon | dict[str, Any] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> OkeClusterAutoscaler:
         """The add-on for OKE pool components (MachinePool, GpuSpotPool) of one cluster."""
-        issues: list[str] = []
-        ids = [getattr(p.resolved.cluster, "cluster_id", None) for p in pools]
-        clusters = {i for i in ids if isinstance(i, str)}  # Outputs can't be compared now
-        for pool in pools:
+        issues: list[Issue] = []
+        for index, pool in enumerate(pools):
             resolved = pool.resolved
             if resolved.cluster.kind != "oke" or not resolved.autoscaled:
-                issues.append(f"{resolved.pool_name!r} is not an autoscaled OKE pool")
+                issues.append(
+                    Issue(
+                        f"pools[{index}]", f"{resolved.pool_name!r} is not an autoscaled OKE pool"
+                    )
+                )
             elif is_basic(resolved.cluster):
                 issues.append(
-                    f"{resolved.pool_name!r} is on a basic OKE cluster (`cluster_type: "
-                    "basic`), which can't install add-ons; run the cluster autoscaler yourself"
+                    Issue(
+                        f"pools[{index}]",
+                        f"{resolved.pool_name!r} is on a basic OKE cluster (`cluster_type: "
+                        "basic`), which can't install add-ons; run the cluster autoscaler "
+                        "yourself",
+                    )
                 )
+        # An Output can't be compared before deploy: only the known ids count.
+        clusters = {i for i in (_cluster_id(p.resolved) for p in pools) if isinstance(i, str)}
         if len(clusters) > 1:
-            issues.append(f"the pools are on {len(clusters)} clusters; one add-on per cluster")
+            issues.append(
+                Issue("pools", f"the pools are on {len(clusters)} clusters; one add-on per cluster")
+            )
         if issues:
-            raise SpecError(f"OkeClusterAutoscaler {name!r}", [Issue("pools", i) for i in issues])
+            raise SpecError(f"OkeClusterAutoscaler {name!r}", issues)
         first = pools[0].resolved.cluster
         args: dict[str, Any] = {
             "cluster_id": first.cluster_id,
@@ -94,3 +109,11 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
         self.nodes = addon.nodes
         self.addon_id = addon.addon_id
         self.register_outputs({"nodes": self.nodes, "addon_id": self.addon_id})
+
+
+def _cluster_id(pool: ResolvedPoolProtocol) -> object:
+    """The id of the pool's cluster (OKE, ROSA); None for a cluster known by name (EKS)."""
+    cluster = pool.cluster
+    if cluster is None or cluster.kind == "eks":
+        return None
+    return cluster.cluster_id

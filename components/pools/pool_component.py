@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Generic, TypeGuard, TypeVar, cast
 
 import pulumi
 from nodepools.backends import BuiltPool, backend_for, check_pool
 from nodepools.outputs import plain_output
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.catalog.instance_types import unknown_type_warning
+from nodepools.specs.core.pool_protocol import ResolvedPoolProtocol
 from nodepools.specs.pools.args import ResolvedPool
 
-if TYPE_CHECKING:
-    from nodepools.specs.karpenter.resolve import ResolvedKarpenterPool
+# The resolved form a pool component is built from: `ResolvedPool` for the managed pools,
+# the Karpenter form for Karpenter's.
+PoolT = TypeVar("PoolT", bound=ResolvedPoolProtocol)
 
 
-class PoolComponent(pulumi.ComponentResource):
+class PoolComponent(pulumi.ComponentResource, Generic[PoolT]):
     """Base of every node-pool component.
 
     Outputs: `pool_name`, `pool_id`, `scheduling_info` (dict with `nodeSelector`,
@@ -38,7 +40,7 @@ class PoolComponent(pulumi.ComponentResource):
         raise NotImplementedError
 
     @classmethod
-    def preflight(cls, name: str, args: Any) -> ResolvedPool | ResolvedKarpenterPool:
+    def preflight(cls, name: str, args: Any) -> ResolvedPoolProtocol:
         """Everything the constructor checks, registering nothing: the resolved pool, or one
         SpecError. The fleet runs it on every entry before it builds any of them."""
         pool = cls.resolve(name, args)
@@ -49,25 +51,22 @@ class PoolComponent(pulumi.ComponentResource):
         self,
         type_token: str,
         name: str,
-        pool: ResolvedPool,
+        pool: PoolT,
         opts: pulumi.ResourceOptions | None,
         props: dict[str, Any] | None = None,
     ):
         super().__init__(type_token, name, {"spec": pool.summary(), **(props or {})}, opts)
-        self.resolved = pool
-        # A new type may well exist: a warning in the plan, not an error. (Karpenter pools
-        # have no single instance type.)
-        instance_type = getattr(pool, "instance_type", None)
+        self.resolved: PoolT = pool
+        # Set by `_publish`: the role of pools whose backend gives their nodes one.
+        self._node_role_arn: pulumi.Output[str | None] | None = None
+        # A new type may well exist: a warning in the plan, not an error.
+        instance_type = pool.instance_type
         warning = unknown_type_warning(instance_type) if instance_type else None
-        if warning and getattr(pool, "accelerator", None) is None:
+        if warning and pool.accelerator is None:
             pulumi.log.warn(warning, resource=self)
-        # Karpenter pools pass their own resolved form, without `extra_limits` (and replace
-        # this scheduling info with theirs).
-        extra_limits: dict[str, int] = getattr(pool, "extra_limits", None) or {}
         # What a node advertises (MIG slices, time-sliced GPUs), not the hardware's count.
-        accelerator = getattr(pool, "node_accelerator", pool.accelerator)
         self.scheduling = SchedulingInfo.for_pool(
-            pool.pool_name, pool.taints, accelerator, extra_limits=extra_limits
+            pool.pool_name, pool.taints, pool.node_accelerator, extra_limits=pool.extra_limits
         )
 
     def _backend(self) -> ModuleType:
@@ -75,7 +74,10 @@ class PoolComponent(pulumi.ComponentResource):
         (`self._backend().build_pool(name, self.resolved, self)`), then `_publish`: the
         SDK records the call stack of every registration, and a helper frame between
         the constructor and the backend would be walked for each child resource."""
-        return backend_for(self.resolved.cluster.kind)
+        cluster = self.resolved.cluster
+        if cluster is None:
+            raise TypeError(f"pool {self.resolved.pool_name!r} has no cluster to build in")
+        return backend_for(cluster.kind)
 
     def _publish(self, built: BuiltPool) -> None:
         """Assign the pool's outputs from what its backend built."""
@@ -90,6 +92,7 @@ class PoolComponent(pulumi.ComponentResource):
             if built.node_role_arn is not None
             else pulumi.Output.from_input(None)
         )
+        self._node_role_arn = self.node_role_arn
 
     def _pool_outputs(self) -> dict[str, pulumi.Output[Any]]:
         outputs: dict[str, pulumi.Output[Any]] = {
@@ -98,8 +101,17 @@ class PoolComponent(pulumi.ComponentResource):
             "scheduling_info": self.scheduling_info,
             "scheduling_info_yaml": self.scheduling_info_yaml,
         }
-        # Pools built from a ResolvedPool (`_publish`) publish their nodes' role too.
-        role: pulumi.Output[str | None] | None = getattr(self, "node_role_arn", None)
-        if role is not None:
-            outputs["node_role_arn"] = role
+        # Pools built through `_publish` publish their nodes' role too.
+        if self._node_role_arn is not None:
+            outputs["node_role_arn"] = self._node_role_arn
         return outputs
+
+
+def is_managed_pool(component: object) -> TypeGuard[PoolComponent[ResolvedPool]]:
+    """Whether `component` is a pool built from a `ResolvedPool` (MachinePool, GpuSpotPool,
+    SharedNodePool): one with a declared cluster, sizes and a cloud backend."""
+    if not isinstance(component, PoolComponent):
+        return False
+    # The narrowing leaves the type argument unknown; every one is a ResolvedPoolProtocol.
+    pool = cast("PoolComponent[ResolvedPoolProtocol]", component).resolved
+    return isinstance(pool, ResolvedPool)

@@ -20,7 +20,7 @@ from nodepools.specs.pools.shared import (
 
 
 @documented(SharedNodePoolArgs)
-class SharedNodePool(PoolComponent):
+class SharedNodePool(PoolComponent[ResolvedPool]):
     """A node pool shared by recipes (OKE first; EKS through the same backends).
 
     Its nodes carry the pool identity label, `nodepools.dev/shared-pool: "true"` and, with

@@ -221,8 +221,8 @@ def test_two_stacks_for_one_vendor_on_one_cluster_are_an_error():
         validate_fleet(fleet)
     message = str(err.value)
     assert "nodepools:devices[1].pools" in err.value.paths()
-    assert "pool 'h100' is served by one too" in message
-    assert "one already installs the nvidia software on oke ocid1.cluster.oc1..mig" in message
+    assert "pool 'h100' is served by 'one' too" in message
+    assert "'one' already installs the nvidia software on oke ocid1.cluster.oc1..mig" in message
 
 
 def test_oke_add_on_version_is_the_vendor_version():

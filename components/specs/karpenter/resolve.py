@@ -124,6 +124,32 @@ class ResolvedKarpenterPool:
             **({"replicas": self.replicas} if self.replicas is not None else {}),
         }
 
+    # What `ResolvedPoolProtocol` (nodepools.specs.core.pool_protocol) asks of every pool.
+
+    @property
+    def cluster(self) -> None:
+        """None: the pool lives in the cluster of the Kubernetes provider, which no spec
+        declares."""
+        return None
+
+    @property
+    def instance_type(self) -> None:
+        """None: Karpenter launches whatever the requirements allow, no single type."""
+        return None
+
+    @property
+    def node_accelerator(self) -> Accelerator | None:
+        """The accelerator itself: nothing re-advertises a Karpenter pool's devices."""
+        return self.accelerator
+
+    @property
+    def extra_limits(self) -> dict[str, int]:
+        """One EFA device per pod when the pool is for EFA: Karpenter then launches only
+        types that offer one."""
+        from nodepools.specs.pools.network import EFA_RESOURCE
+
+        return {EFA_RESOURCE: 1} if self.efa else {}
+
 
 def _requirements(
     args: KarpenterNodePoolArgs, profile: AcceleratorProfile, capacity_types: tuple[str, ...]
