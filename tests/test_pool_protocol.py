@@ -18,7 +18,7 @@ from nodepools.pools.karpenter_node_pool import KarpenterNodePool, karpenter_sch
 from nodepools.pools.machine_pool import MachinePool
 from nodepools.pools.shared_node_pool import SharedNodePool
 from nodepools.specs import ResolvedKarpenterPool, ResolvedPool
-from nodepools.specs.core.pool_protocol import NodeClassPool, ResolvedPoolProtocol
+from nodepools.specs.pools.protocol import NodeClassPool, ResolvedPoolProtocol
 
 from tests.conftest import EKS, OKE
 
@@ -94,7 +94,7 @@ from __future__ import annotations
 
 from nodepools.pools.karpenter_node_pool import CheckedKarpenterPool
 from nodepools.specs import ResolvedKarpenterPool, ResolvedPool
-from nodepools.specs.core.pool_protocol import NodeClassPool, ResolvedPoolProtocol
+from nodepools.specs.pools.protocol import NodeClassPool, ResolvedPoolProtocol
 
 
 def managed(pool: ResolvedPool) -> ResolvedPoolProtocol:

@@ -33,7 +33,7 @@ from nodepools.specs.core.base import (
     issues_from_validation_error,
     join_path,
 )
-from nodepools.specs.core.pool_protocol import NodeClassPool, ResolvedPoolProtocol
+from nodepools.specs.pools.protocol import NodeClassPool, ResolvedPoolProtocol
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 PROJECT = "nodepools"

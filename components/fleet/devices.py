@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING, Any, cast
 from nodepools.fleet.context import FleetContext, FleetEntry, cluster_handle
 from nodepools.specs.catalog.accelerators import AdvertisedAccelerators
 from nodepools.specs.core.base import Issue, SpecError
-from nodepools.specs.core.pool_protocol import ResolvedPoolProtocol
 from nodepools.specs.devices.advertised_pools import AdvertisedPool
 from nodepools.specs.devices.args import AcceleratorStackArgs, node_labels, vendors_of
 from nodepools.specs.devices.placement import advertised_overrides, advertised_resource
 from nodepools.specs.devices.served_pools import served_pool
+from nodepools.specs.pools.protocol import ResolvedPoolProtocol
 
 if TYPE_CHECKING:
     from nodepools.specs.clusters.targets import ClusterTarget

@@ -19,8 +19,8 @@ from nodepools.documentation import documented
 from nodepools.preflight import checked
 from nodepools.specs.clusters.targets import OkeAutoscalerAddon, is_basic
 from nodepools.specs.core.base import Issue, SpecError, parse_spec
-from nodepools.specs.core.pool_protocol import ResolvedPoolProtocol
 from nodepools.specs.pools.oke_autoscaler import OkeClusterAutoscalerArgs
+from nodepools.specs.pools.protocol import ResolvedPoolProtocol
 
 if TYPE_CHECKING:
     from nodepools.pools.pool_component import PoolComponent

@@ -3,8 +3,9 @@ fleet read, so that they use typed attributes instead of probing each kind for w
 
 `ResolvedPool` (MachinePool, GpuSpotPool, SharedNodePool) and `ResolvedKarpenterPool`
 implement `ResolvedPoolProtocol`; only the Karpenter form implements `NodeClassPool`.
-The other domains' types are imported for the checker only: at run time this module
-depends on nothing but `typing`.
+The types it names are imported for the checker only: at run time this module depends on
+nothing but `typing`. The Karpenter form satisfies these structurally, so this module needs
+nothing from the Karpenter specs (a layer above).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from nodepools.specs.clusters.rosa import RosaCluster
     from nodepools.specs.clusters.targets import EksCluster, OkeCluster
     from nodepools.specs.core.taints import Taint
-    from nodepools.specs.karpenter.node_class import NodeClassArgs
 
 
 @runtime_checkable
@@ -67,12 +67,21 @@ class ResolvedPoolProtocol(Protocol):
         ...
 
 
+class NamedNodeClass(Protocol):
+    """An EC2NodeClass the pool creates, as far as the fleet reads it."""
+
+    @property
+    def name(self) -> str | None:
+        """The name given to the class; None when it follows the pool's name."""
+        ...
+
+
 @runtime_checkable
 class NodeClassPool(Protocol):
     """A pool that launches its nodes through a Karpenter EC2NodeClass."""
 
     @property
-    def node_class(self) -> NodeClassArgs | None:
+    def node_class(self) -> NamedNodeClass | None:
         """The EC2NodeClass the pool creates; None when it uses an existing one by name."""
         ...
 
