@@ -10,7 +10,7 @@ from nodepools.backends import BuiltPool, backend_for, check_pool
 from nodepools.outputs import plain_output
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.catalog.instance_types import unknown_type_warning
-from nodepools.specs.pools.args import ResolvedPool
+from nodepools.specs.pools.resolve import ResolvedPool
 
 if TYPE_CHECKING:
     from nodepools.specs.karpenter.resolve import ResolvedKarpenterPool
