@@ -25,9 +25,9 @@ BACKEND_MODULES: dict[str, str] = {
 # cluster kind -> "module:function" checking a ResolvedPool against that cloud's own rules
 # (raising SpecError) without importing its SDK: run by every pool before registering.
 BACKEND_CHECKS: dict[str, str] = {
-    "eks": "nodepools.backends.eks.node_group:check_node_group",
+    "eks": "nodepools.specs.pools.resolved_checks:check_resolved_pool",
     "rosa": "nodepools.backends.rosa.request_body:machine_pool_body",
-    "oke": "nodepools.specs.clusters.targets:check_oke_pool",
+    "oke": "nodepools.specs.pools.resolved_checks:check_resolved_pool",
 }
 
 

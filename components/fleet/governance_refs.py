@@ -54,8 +54,8 @@ def _managed(
 # Pool kinds whose built pool can be described from their args alone:
 # kind -> (args, name) -> (description, cluster or None when unknown).
 DESCRIBERS: dict[str, Callable[[Any, str], tuple[dict[str, Any], Any]]] = {
-    "MachinePool": _managed(deferred("nodepools.specs.pools.args", "resolve_pool")),
-    "GpuSpotPool": _managed(deferred("nodepools.specs.pools.args", "resolve_gpu_spot_pool")),
+    "MachinePool": _managed(deferred("nodepools.specs.pools.resolve", "resolve_pool")),
+    "GpuSpotPool": _managed(deferred("nodepools.specs.pools.resolve", "resolve_gpu_spot_pool")),
     "SharedNodePool": _managed(deferred("nodepools.specs.pools.shared", "resolve_shared_pool")),
     "KarpenterNodePool": _karpenter,
 }

@@ -9,7 +9,7 @@ from nodepools.fleet.context import FleetContext
 
 if TYPE_CHECKING:
     from nodepools.pools.pool_component import PoolComponent
-    from nodepools.specs.pools.args import ResolvedPool
+    from nodepools.specs.pools.resolve import ResolvedPool
 
 
 def autoscaled_oke_pools(ctx: FleetContext) -> dict[str, list[PoolComponent[ResolvedPool]]]:

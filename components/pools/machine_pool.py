@@ -9,7 +9,8 @@ from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.preflight import checked
 from nodepools.specs.core.base import parse_spec
-from nodepools.specs.pools.args import MachinePoolArgs, ResolvedPool, resolve_pool
+from nodepools.specs.pools.args import MachinePoolArgs
+from nodepools.specs.pools.resolve import ResolvedPool, resolve_pool
 
 
 @documented(MachinePoolArgs)

@@ -24,7 +24,7 @@ from nodepools.specs.pools.protocol import ResolvedPoolProtocol
 
 if TYPE_CHECKING:
     from nodepools.pools.pool_component import PoolComponent
-    from nodepools.specs.pools.args import ResolvedPool
+    from nodepools.specs.pools.resolve import ResolvedPool
 
 
 @documented(OkeClusterAutoscalerArgs)

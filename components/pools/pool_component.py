@@ -10,8 +10,8 @@ from nodepools.backends import BuiltPool, backend_for, check_pool
 from nodepools.outputs import plain_output
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.catalog.instance_types import unknown_type_warning
-from nodepools.specs.pools.args import ResolvedPool
 from nodepools.specs.pools.protocol import ResolvedPoolProtocol
+from nodepools.specs.pools.resolve import ResolvedPool
 
 # The resolved form a pool component is built from: `ResolvedPool` for the managed pools,
 # the Karpenter form for Karpenter's.

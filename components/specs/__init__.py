@@ -18,7 +18,7 @@ _EXPORTS: dict[str, str] = {
     "AWS_NEURON": ".catalog.accelerators",
     "Accelerator": ".catalog.accelerators",
     "Budget": ".karpenter.disruption",
-    "CAPABILITIES": ".clusters.targets",
+    "CAPABILITIES": ".clusters.capabilities",
     "CATALOG": ".catalog.accelerators",
     "ClusterTarget": ".clusters.targets",
     "Disruption": ".karpenter.disruption",
@@ -39,7 +39,7 @@ _EXPORTS: dict[str, str] = {
     "PathError": ".core.base",
     "PoolArgsBase": ".pools.args",
     "ResolvedKarpenterPool": ".karpenter.resolve",
-    "ResolvedPool": ".pools.args",
+    "ResolvedPool": ".pools.resolve",
     "RosaCluster": ".clusters.rosa",
     "SHARED_POOL_LABEL": ".core.labels",
     "Scaling": ".core.scaling",
@@ -50,7 +50,7 @@ _EXPORTS: dict[str, str] = {
     "Taint": ".core.taints",
     "TaintEffect": ".core.taints",
     "Taints": ".core.taints",
-    "accelerator_taint": ".pools.args",
+    "accelerator_taint": ".pools.resolve",
     "is_bare_metal": ".catalog.accelerators",
     "is_flex": ".catalog.accelerators",
     "label_key_problem": ".core.labels",
@@ -58,9 +58,9 @@ _EXPORTS: dict[str, str] = {
     "lookup_accelerator": ".catalog.accelerators",
     "merge_taints": ".core.taints",
     "parse_spec": ".core.base",
-    "resolve_gpu_spot_pool": ".pools.args",
+    "resolve_gpu_spot_pool": ".pools.resolve",
     "resolve_karpenter_pool": ".karpenter.resolve",
-    "resolve_pool": ".pools.args",
+    "resolve_pool": ".pools.resolve",
 }
 
 # Spelled out (not derived from _EXPORTS) so linters and type checkers can read it.
@@ -131,9 +131,9 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         is_flex,
         lookup_accelerator,
     )
+    from nodepools.specs.clusters.capabilities import CAPABILITIES
     from nodepools.specs.clusters.rosa import RosaCluster
     from nodepools.specs.clusters.targets import (
-        CAPABILITIES,
         ClusterTarget,
         EksCluster,
         OkeCluster,
@@ -156,10 +156,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
     from nodepools.specs.karpenter.disruption import Budget, Disruption
     from nodepools.specs.karpenter.node_class import NodeClassArgs
     from nodepools.specs.karpenter.resolve import ResolvedKarpenterPool, resolve_karpenter_pool
-    from nodepools.specs.pools.args import (
-        GpuSpotPoolArgs,
-        MachinePoolArgs,
-        PoolArgsBase,
+    from nodepools.specs.pools.args import GpuSpotPoolArgs, MachinePoolArgs, PoolArgsBase
+    from nodepools.specs.pools.resolve import (
         ResolvedPool,
         accelerator_taint,
         resolve_gpu_spot_pool,

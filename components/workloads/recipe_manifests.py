@@ -17,7 +17,7 @@ from nodepools.specs.core.labels import (
     RECIPE_LABEL,
     SHARED_POOL_LABEL,
 )
-from nodepools.specs.pools.args import accelerator_taint
+from nodepools.specs.pools.resolve import accelerator_taint
 from nodepools.specs.workloads.recipe import ResolvedRecipe
 from nodepools.workloads.placement import Decision
 from nodepools.workloads.recipe_disruption import termination_settings

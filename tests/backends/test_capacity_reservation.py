@@ -122,7 +122,7 @@ OCI_ID = "ocid1.capacityreservation.oc1.phx.aaaa1"
         (ONE_SUBNET, {"autoscaling": {"min_replicas": 1, "max_replicas": 2}, "capacity_reservation": BLOCK}, "capacity_reservation", ["`autoscaling.min_replicas` 1", "desired size 0"]),
         (ONE_SUBNET, {"replicas": 2, "capacity_reservation": BLOCK}, "capacity_reservation", ["`replicas` 2"]),
         (EKS, {"capacity_reservation": BLOCK}, "capacity_reservation", ["a Capacity Block needs", "`cluster.subnet_ids` lists 2 subnets", "`network.subnet_id`"]),
-        (ROSA, {"capacity_reservation": BLOCK}, "capacity_reservation", ["ROSA machine pools"]),
+        (ROSA, {"capacity_reservation": BLOCK}, "capacity_reservation", ["ROSA Classic machine pools"]),
         (OKE, {"instance_type": "BM.GPU.H100.8", "capacity_reservation": {"type": "capacity_block", "ids": [OCI_ID]}}, "capacity_reservation.type", ["EC2 purchase option"]),
         (OKE, {"instance_type": "BM.GPU.H100.8", "capacity_reservation": {"type": "on_demand", "resource_group_arn": GROUP_ARN}}, "capacity_reservation.resource_group_arn", ["OCI capacity reservation OCIDs"]),
         (OKE, {"instance_type": "BM.GPU.H100.8", "capacity_reservation": {"type": "on_demand", "ids": ["cr-0123456789abcdef0"]}}, "capacity_reservation.ids[0]", ["not an OCI capacity reservation OCID"]),

@@ -65,8 +65,8 @@ def test_a_shared_model_is_kept():
         ({"instance_types": []}, "instance_types", "at least 1"),
         ({"instance_types": ["g6.xlarge", "VM.GPU.A10.1"]}, "instance_types[1]", "VM.GPU.A10.1"),
         ({"instance_types": ["g6.xlarge", "g6.99xlarge"]}, "instance_types[1]", "not in the instance catalog"),
-        ({"instance_types": ["g6.xlarge"], "cluster": OKE}, "instance_types", "OKE node pools run one instance type"),
-        ({"instance_types": ["m5.xlarge"], "cluster": ROSA}, "instance_types", "ROSA machine pools run one instance type"),
+        ({"instance_types": ["g6.xlarge"], "cluster": OKE}, "instance_types", "can't be used on OKE node pools: they run one instance type"),
+        ({"instance_types": ["m5.xlarge"], "cluster": ROSA}, "instance_types", "can't be used on ROSA Classic machine pools: they run one instance type"),
     ],
 )  # fmt: skip
 def test_bad_mixes_are_refused_with_their_path_before_anything_is_registered(args, path, fragment):

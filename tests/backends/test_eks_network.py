@@ -136,7 +136,7 @@ def _refused(cluster, args, path, *fragments):
         (EKS, {"network": {"vpc_id": "vpc-1"}}, "network.vpc_id", ["'vpc-1' is only used by EFA"]),
         (EKS, {"network": {"placement_group": ""}}, "network.placement_group", []),
         (OKE, {"instance_type": "BM.GPU.H100.8", "network": {"placement_group": "cluster"}}, "network", ["OKE node pools", "EKS only"]),
-        (ROSA, {"instance_type": "p4d.24xlarge", "network": {"efa": True}}, "network", ["ROSA machine pools", "{'efa': True}"]),
+        (ROSA, {"instance_type": "p4d.24xlarge", "network": {"efa": True}}, "network", ["ROSA Classic machine pools", "{'efa': True}"]),
     ],
 )  # fmt: skip
 def test_refused_with_its_path_before_anything_is_registered(cluster, args, path, fragments):

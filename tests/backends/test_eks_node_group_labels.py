@@ -17,7 +17,8 @@ from nodepools.offline import ProgramError, run
 from nodepools.specs.catalog.accelerators import CATALOG
 from nodepools.specs.core.base import SpecError
 from nodepools.specs.core.labels import label_value_problem
-from nodepools.specs.pools.args import GpuSpotPoolArgs, resolve_gpu_spot_pool
+from nodepools.specs.pools.args import GpuSpotPoolArgs
+from nodepools.specs.pools.resolve import resolve_gpu_spot_pool
 from nodepools.specs.pools.shared import SharedNodePoolArgs, resolve_shared_pool
 
 from tests.conftest import EKS, OKE

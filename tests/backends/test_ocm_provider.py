@@ -72,7 +72,7 @@ def test_check_replicas_xor_autoscaling(provider, fake_ocm: FakeOcm) -> None:
     both = gpu_body(replicas=2)
     neither = gpu_body(autoscaling=None)
     assert failures(provider, inputs(fake_ocm, body=both)) == {
-        "body.replicas": "Only one of `replicas` or `autoscaling` can be provided."
+        "body.replicas": "only one of `replicas` or `autoscaling` can be provided"
     }
     assert failures(provider, inputs(fake_ocm, body=neither)) == {
         "body.replicas": "One of `replicas` or `autoscaling` is required."

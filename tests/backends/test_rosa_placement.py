@@ -12,7 +12,8 @@ from nodepools.backends.rosa.machine_pool import OcmMachinePoolProvider
 from nodepools.backends.rosa.request_body import machine_pool_body
 from nodepools.offline import run
 from nodepools.specs.core.base import SpecError, parse_spec
-from nodepools.specs.pools.args import MachinePoolArgs, resolve_pool
+from nodepools.specs.pools.args import MachinePoolArgs
+from nodepools.specs.pools.resolve import resolve_pool
 
 from tests.backends.ocm_testing import MULTI_AZ, inputs
 from tests.conftest import EKS, OKE

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from nodepools.specs import GpuSpotPoolArgs, MachinePoolArgs, SpecError, parse_spec
-from nodepools.specs.pools.args import resolve_gpu_spot_pool, resolve_pool
+from nodepools.specs.pools.resolve import resolve_gpu_spot_pool, resolve_pool
 
 from tests.conftest import EKS, OKE
 
@@ -25,12 +25,12 @@ def test_replicas_and_autoscaling_are_exclusive():
             "autoscaling": {"min_replicas": 1, "max_replicas": 2},
         },
     )
-    assert found == {"autoscaling": "Only one of `replicas` or `autoscaling` can be provided."}
+    assert found == {"autoscaling": "only one of `replicas` or `autoscaling` can be provided"}
 
 
 def test_one_of_replicas_or_autoscaling_required():
     found = problems(MachinePoolArgs, {"cluster": EKS, "instance_type": "m5.large"})
-    assert found == {"autoscaling": "One of `replicas` or `autoscaling` is required."}
+    assert found == {"autoscaling": "one of `replicas` or `autoscaling` is required"}
 
 
 def test_many_problems_reported_at_once():

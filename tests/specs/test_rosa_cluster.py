@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from nodepools.fleet.deploy import validate_fleet
 from nodepools.specs import ClusterTarget, MachinePoolArgs, RosaCluster, SpecError, parse_spec
+from nodepools.specs.clusters.capabilities import capabilities_for
 from nodepools.specs.clusters.rosa import DEFAULT_API_URL, DEFAULT_SSO_URL, TOKEN_ENV_VARS
-from nodepools.specs.clusters.targets import capabilities_for
 from pydantic import SecretStr, TypeAdapter, ValidationError
 
 ROOT = Path(__file__).resolve().parents[2]

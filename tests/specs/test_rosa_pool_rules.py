@@ -77,7 +77,7 @@ def test_replicas_and_autoscaling_are_exclusive():
     args = machine_pool(autoscaling={"min_replicas": 0, "max_replicas": 3})
 
     assert messages(rejected(MachinePool, "batch", args)) == {
-        "autoscaling": "Only one of `replicas` or `autoscaling` can be provided."
+        "autoscaling": "only one of `replicas` or `autoscaling` can be provided"
     }
 
 
@@ -86,7 +86,7 @@ def test_a_machine_pool_needs_replicas_or_autoscaling():
     del args["replicas"]
 
     assert messages(rejected(MachinePool, "batch", args)) == {
-        "autoscaling": "One of `replicas` or `autoscaling` is required."
+        "autoscaling": "one of `replicas` or `autoscaling` is required"
     }
 
 

@@ -17,8 +17,8 @@ from typing import Any
 
 import pulumi
 from nodepools.backends.eks.launch_template import mime_user_data, node_config_document
-from nodepools.specs.pools.args import ResolvedPool
 from nodepools.specs.pools.node_settings import NodeConfig
+from nodepools.specs.pools.resolve import ResolvedPool
 
 
 def kubelet_flags(labels: dict[str, str], taints: list[tuple[str, str | None, str]]) -> list[str]:

@@ -19,13 +19,13 @@ import yaml
 from nodepools.backends.eks.network import build_network, pool_tags
 from nodepools.backends.provider_resource import Ec2LaunchTemplate, present
 from nodepools.specs.catalog.eks_ami import container_volume_device
-from nodepools.specs.pools.args import ResolvedPool
 from nodepools.specs.pools.node_settings import (
     MIME_BOUNDARY,
     BootVolume,
     MetadataOptions,
     NodeConfig,
 )
+from nodepools.specs.pools.resolve import ResolvedPool
 
 NODEADM_API = "node.eks.aws/v1alpha1"
 

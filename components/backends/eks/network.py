@@ -22,8 +22,8 @@ from nodepools.backends.provider_resource import (
     VpcSecurityGroupIngressRule,
 )
 from nodepools.specs.core.labels import POOL_LABEL
-from nodepools.specs.pools.args import ResolvedPool
 from nodepools.specs.pools.network import CREATE_CLUSTER_GROUP
+from nodepools.specs.pools.resolve import ResolvedPool
 
 
 @dataclass(frozen=True)

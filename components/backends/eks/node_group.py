@@ -23,10 +23,10 @@ from nodepools.backends.provider_resource import EksNodeGroup, present
 from nodepools.pools.node_role import NodeRole
 from nodepools.specs.catalog.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.catalog.eks_ami import default_ami_type
-from nodepools.specs.core.base import Issue, SpecError, format_path
+from nodepools.specs.core.base import Issue, format_path
 from nodepools.specs.core.labels import LABEL_VALUE_MAX
-from nodepools.specs.pools.args import ResolvedPool
 from nodepools.specs.pools.node_role import NodeRoleArgs
+from nodepools.specs.pools.resolve import ResolvedPool
 
 EKS_EFFECTS = {
     "NoSchedule": "NO_SCHEDULE",
@@ -163,14 +163,6 @@ def node_group_issues(pool: ResolvedPool) -> list[Issue]:
                 )
             )
     return issues
-
-
-def check_node_group(pool: ResolvedPool) -> None:
-    """Raise SpecError when EKS would refuse the pool's node group (`node_group_issues`):
-    run by every EKS pool before anything is registered (`nodepools.backends.check_pool`)."""
-    issues = node_group_issues(pool)
-    if issues:
-        raise SpecError(f"pool {pool.component_name!r}", issues)
 
 
 def capacity_type(pool: ResolvedPool) -> str:

@@ -8,11 +8,11 @@ import pulumi
 from nodepools.backends import BuiltPool
 from nodepools.backends.provider_resource import OkeNodePool, present
 from nodepools.specs.catalog.accelerators import is_flex
-from nodepools.specs.clusters.targets import cloud_node_taints
+from nodepools.specs.clusters.capabilities import cloud_node_taints
 from nodepools.specs.core.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
 from nodepools.specs.core.taints import Taint
-from nodepools.specs.pools.args import ResolvedPool
 from nodepools.specs.pools.node_settings import OKE_SCRIPT_EOF
+from nodepools.specs.pools.resolve import ResolvedPool
 
 # OKE's documented custom cloud-init: fetch the node init script from instance metadata
 # and run it, here with extra kubelet arguments. NodePool has no taint field, so this

@@ -70,7 +70,7 @@ from nodepools.backends.rosa.request_body import Problem, body_problems, machine
 from nodepools.json_values import is_dict
 from nodepools.specs.clusters.rosa import TOKEN_ENV_VARS, RosaCluster
 from nodepools.specs.core.secret_inputs import url_problem
-from nodepools.specs.pools.args import ResolvedPool
+from nodepools.specs.pools.resolve import ResolvedPool
 from pydantic import SecretStr
 
 logger = logging.getLogger(__name__)

@@ -30,7 +30,8 @@ from typing import Any
 from nodepools.backends.rosa.body_diff import as_int, normalize_body
 from nodepools.json_values import is_dict, is_list
 from nodepools.specs.core.base import Issue, SpecError
-from nodepools.specs.pools.args import ResolvedPool
+from nodepools.specs.pools.checks import REPLICAS_AND_AUTOSCALING
+from nodepools.specs.pools.resolve import ResolvedPool
 
 POOL_ID_PATTERN = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
@@ -103,7 +104,7 @@ def body_problems(body: Any, *, multi_az: bool, path: str = "body") -> list[Prob
     has_replicas = body.get("replicas") is not None
     has_autoscaling = body.get("autoscaling") is not None
     if has_replicas and has_autoscaling:
-        add("replicas", "Only one of `replicas` or `autoscaling` can be provided.")
+        add("replicas", REPLICAS_AND_AUTOSCALING)
     elif not has_replicas and not has_autoscaling:
         add("replicas", "One of `replicas` or `autoscaling` is required.")
     if has_replicas:

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from nodepools.specs.core.base import SpecModel
-from pydantic import Field, ValidationInfo, field_validator
+from nodepools.specs.core.base import PathError, SpecModel
+from pydantic import Field, model_validator
 
 
-def check_bounds(high: int, info: ValidationInfo, low_field: str) -> int:
-    """`high` (the validated upper bound), unless the lower bound declared before it is
-    greater: then an error naming both fields."""
-    low = info.data.get(low_field)
-    if low is not None and low > high:
-        raise ValueError(f"`{low_field}` {low} can't be greater than `{info.field_name}` {high}")
-    return high
+def bounds_problem(low: int, high: int, low_name: str, high_name: str) -> str | None:
+    """Why `low`..`high` are not bounds (the lower one is greater), naming both fields."""
+    if low > high:
+        return f"`{low_name}` {low} can't be greater than `{high_name}` {high}"
+    return None
 
 
 class Scaling(SpecModel):
@@ -21,10 +19,13 @@ class Scaling(SpecModel):
     min_replicas: int = Field(ge=0, description="Fewest nodes; 0 allows scale from zero. Required.")
     max_replicas: int = Field(ge=1, description="Most nodes; at least 1. Required.")
 
-    @field_validator("max_replicas")
-    @classmethod
-    def _min_not_above_max(cls, max_replicas: int, info: ValidationInfo) -> int:
-        return check_bounds(max_replicas, info, "min_replicas")
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> Scaling:
+        if problem := bounds_problem(
+            self.min_replicas, self.max_replicas, "min_replicas", "max_replicas"
+        ):
+            raise PathError("max_replicas", problem)
+        return self
 
 
 class Spot(SpecModel):

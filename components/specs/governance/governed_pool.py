@@ -20,12 +20,12 @@ from pydantic import BeforeValidator, Field
 
 if TYPE_CHECKING:
     from nodepools.specs.karpenter.resolve import ResolvedKarpenterPool
-    from nodepools.specs.pools.args import ResolvedPool
+    from nodepools.specs.pools.resolve import ResolvedPool
 
 # Where the resolved pools live. Not imported here: a stack without such pools (governance
 # of pools described by hand, or no Karpenter pool) would build their specs' models only
 # to find none. An instance of either exists only once its module is loaded.
-_POOLS = "nodepools.specs.pools.args"
+_POOLS = "nodepools.specs.pools.resolve"
 _KARPENTER_RESOLVE = "nodepools.specs.karpenter.resolve"
 
 DEFAULT_POOL = "default"

@@ -47,7 +47,7 @@ from nodepools.specs.karpenter.labels import (
 from nodepools.specs.karpenter.node_class import NodeClassArgs
 from nodepools.specs.karpenter.requirements import NodeRequirement, requirement_manifest
 from nodepools.specs.karpenter.values import WHOLE_UNIT_LIMITS
-from nodepools.specs.pools.args import accelerator_taint, effective_pool_name
+from nodepools.specs.pools.resolve import accelerator_taint, effective_pool_name
 
 # --- the resolved pool ------------------------------------------------------------------
 

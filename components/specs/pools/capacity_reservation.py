@@ -1,5 +1,5 @@
 """Reserved capacity for a pool: EC2 Capacity Blocks for ML, On-Demand Capacity
-Reservations, OCI capacity reservations (issue 14).
+Reservations, OCI capacity reservations.
 
 EKS: the pool's launch template targets the reservation (`capacity_reservation_specification`);
 a Capacity Block also needs the market type `capacity-block`, the instance type in the launch
@@ -11,10 +11,11 @@ ROSA: refused (OCM machine pools take no reservation).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from nodepools.json_values import is_list
-from nodepools.specs.core.base import PathError, SpecModel
+from nodepools.specs.core.base import Issue, PathError, SpecModel
 from nodepools.specs.pools.network import cluster_subnets_problem
 from pydantic import Field, model_validator
 
@@ -66,106 +67,135 @@ class CapacityReservation(SpecModel):
         return self
 
 
-def check_capacity_reservation(reservation: CapacityReservation, fields: dict[str, Any]) -> None:
-    """Raise the first problem of `reservation` for a pool of `fields` (its other args, as
-    validated so far), as a PathError below `capacity_reservation` or a ValueError at it."""
-    cluster = fields.get("cluster")
-    kind = getattr(cluster, "kind", None)
-    if kind == "rosa":
-        raise ValueError(
-            "ROSA machine pools can't take `capacity_reservation`: OCM machine pools have no "
-            "capacity reservation setting; remove it"
-        )
-    if fields.get("spot") is not None:
-        raise ValueError(
-            f"`spot` {fields['spot'].model_dump()!r} and `capacity_reservation` exclude each "
-            "other: reserved capacity is on-demand capacity set aside for you, spot is spare "
-            "capacity; set `spot: null` (GpuSpotPool turns spot on by default)"
-        )
-    if kind == "oke":
-        _check_oke(reservation, cluster)
-    elif kind == "eks":
-        _check_eks(reservation, fields)
-
-
-def _check_oke(reservation: CapacityReservation, cluster: Any) -> None:
-    if reservation.type == "capacity_block":
-        raise PathError(
-            "type",
-            "'capacity_block' is an EC2 purchase option; OCI capacity reservations are "
-            "`on_demand` on OKE",
-        )
-    if reservation.resource_group_arn is not None:
-        raise PathError(
-            "resource_group_arn",
-            f"{reservation.resource_group_arn!r} is an AWS resource group; OKE takes OCI "
-            "capacity reservation OCIDs in `ids`",
-        )
-    ids = reservation.ids or []
-    for index, found in enumerate(ids):
-        if not OCI_RESERVATION_ID.fullmatch(found):
-            raise PathError(
-                f"ids[{index}]",
-                f"{found!r} is not an OCI capacity reservation OCID (ocid1.capacityreservation...)",
+def reservation_issues(
+    reservation: CapacityReservation,
+    system: Literal["ec2", "oci"] | None,
+    fields: Mapping[str, Any],
+) -> list[Issue]:
+    """What is wrong with `reservation` for a pool of `fields` (its other args) whose cloud
+    takes `system`'s reservations (None: unknown, only the rules of every cloud), each at
+    its path below `capacity_reservation`."""
+    issues: list[Issue] = []
+    spot = fields.get("spot")
+    if spot is not None:
+        issues.append(
+            Issue(
+                "capacity_reservation",
+                f"`spot` {spot.model_dump()!r} and `capacity_reservation` exclude each other: "
+                "reserved capacity is on-demand capacity set aside for you, spot is spare "
+                "capacity; set `spot: null` (GpuSpotPool turns spot on by default)",
             )
+        )
+    if system == "oci":
+        return issues + _oci_issues(reservation, fields.get("cluster"))
+    if system == "ec2":
+        return issues + _ec2_issues(reservation, fields)
+    return issues
+
+
+def _oci_issues(reservation: CapacityReservation, cluster: Any) -> list[Issue]:
+    if reservation.ids is None:
+        return []
+    issues = [
+        Issue(
+            f"capacity_reservation.ids[{index}]",
+            f"{found!r} is not an OCI capacity reservation OCID (ocid1.capacityreservation...)",
+        )
+        for index, found in enumerate(reservation.ids)
+        if not OCI_RESERVATION_ID.fullmatch(found)
+    ]
     placements = getattr(cluster, "placements", None)
-    if is_list(placements) and len(ids) != len(placements):
-        raise PathError(
-            "ids",
-            f"{ids!r}: an OCI capacity reservation holds capacity in one availability domain, "
-            f"so give one id per `cluster.placements` entry ({len(placements)}), in their order",
-        )
-
-
-def _check_eks(reservation: CapacityReservation, fields: dict[str, Any]) -> None:
-    for index, found in enumerate(reservation.ids or []):
-        if not EC2_RESERVATION_ID.fullmatch(found):
-            raise PathError(
-                f"ids[{index}]",
-                f"{found!r} is not an EC2 capacity reservation id (`cr-` and 17 hex digits)",
+    if is_list(placements) and len(reservation.ids) != len(placements):
+        issues.append(
+            Issue(
+                "capacity_reservation.ids",
+                f"{reservation.ids!r}: an OCI capacity reservation holds capacity in one "
+                "availability domain, so give one id per `cluster.placements` entry "
+                f"({len(placements)}), in their order",
             )
-    if reservation.ids is not None and len(reservation.ids) > 1:
-        raise PathError(
-            "ids",
-            f"{reservation.ids!r}: a launch template targets one capacity reservation; put "
-            "them in a capacity reservation resource group and give `resource_group_arn`",
         )
+    return issues
+
+
+def _ec2_issues(reservation: CapacityReservation, fields: Mapping[str, Any]) -> list[Issue]:
+    ids = reservation.ids
+    issues = [
+        Issue(
+            f"capacity_reservation.ids[{index}]",
+            f"{found!r} is not an EC2 capacity reservation id (`cr-` and 17 hex digits)",
+        )
+        for index, found in enumerate(ids or [])
+        if not EC2_RESERVATION_ID.fullmatch(found)
+    ]
+    if ids is not None and len(ids) > 1:
+        issues.append(
+            Issue(
+                "capacity_reservation.ids",
+                f"{ids!r}: a launch template targets one capacity reservation; put them in a "
+                "capacity reservation resource group and give `resource_group_arn`",
+            )
+        )
+    mix = fields.get("instance_types")
     if reservation.type != "capacity_block":
-        if reservation.ids is not None and fields.get("instance_types"):
-            raise PathError(
-                "ids",
-                f"{reservation.ids!r} reserves one instance type, so the other types of "
-                f"`instance_types` {fields['instance_types']!r} can't launch into it; give "
-                "`instance_type`, or a resource group of reservations (`resource_group_arn`)",
+        if ids is not None and mix:
+            issues.append(
+                Issue(
+                    "capacity_reservation.ids",
+                    f"{ids!r} reserves one instance type, so the other types of "
+                    f"`instance_types` {mix!r} can't launch into it; give `instance_type`, or "
+                    "a resource group of reservations (`resource_group_arn`)",
+                )
             )
-        return
+        return issues
+    return issues + _capacity_block_issues(reservation, fields)
+
+
+def _capacity_block_issues(
+    reservation: CapacityReservation, fields: Mapping[str, Any]
+) -> list[Issue]:
+    issues: list[Issue] = []
     if reservation.resource_group_arn is not None:
-        raise PathError(
-            "resource_group_arn",
-            "a Capacity Block is targeted by its reservation id (`ids`), not by a resource "
-            f"group ({reservation.resource_group_arn!r})",
+        issues.append(
+            Issue(
+                "capacity_reservation.resource_group_arn",
+                "a Capacity Block is targeted by its reservation id (`ids`), not by a resource "
+                f"group ({reservation.resource_group_arn!r})",
+            )
         )
-    if fields.get("instance_types"):
-        raise ValueError(
-            f"`instance_types` {fields['instance_types']!r} can't use a Capacity Block: it "
-            "reserves one instance type, which EKS takes from the launch template (the node "
-            "group then names none); give `instance_type`"
+    mix = fields.get("instance_types")
+    if mix:
+        issues.append(
+            Issue(
+                "capacity_reservation",
+                f"`instance_types` {mix!r} can't use a Capacity Block: it reserves one "
+                "instance type, which EKS takes from the launch template (the node group then "
+                "names none); give `instance_type`",
+            )
         )
-    replicas, scaling, size = fields.get("replicas"), fields.get("autoscaling"), fields.get("size")
-    if size is not None:  # a SharedNodePool: fixed at `size` nodes
-        minimum, where = size, "`size`"
-    elif replicas is not None:
-        minimum, where = replicas, "`replicas`"
-    else:
-        minimum, where = getattr(scaling, "min_replicas", 0), "`autoscaling.min_replicas`"
+    minimum, where = _fewest_nodes(fields)
     if minimum:
-        raise ValueError(
-            f"{where} {minimum!r} can't be used with a Capacity Block: its instances exist only "
-            "inside the block's window (EC2 terminates them 30 minutes before it ends) and EKS "
-            "updates such a node group only at desired size 0; use `autoscaling` with "
-            "`min_replicas: 0` and scale up while the block is active"
+        issues.append(
+            Issue(
+                "capacity_reservation",
+                f"{where} {minimum!r} can't be used with a Capacity Block: its instances exist "
+                "only inside the block's window (EC2 terminates them 30 minutes before it "
+                "ends) and EKS updates such a node group only at desired size 0; use "
+                "`autoscaling` with `min_replicas: 0` and scale up while the block is active",
+            )
         )
     if problem := cluster_subnets_problem(
         fields.get("cluster"), fields.get("network"), "a Capacity Block"
     ):
-        raise ValueError(problem)
+        issues.append(Issue("capacity_reservation", problem))
+    return issues
+
+
+def _fewest_nodes(fields: Mapping[str, Any]) -> tuple[int, str]:
+    """The fewest nodes the pool asks for, and the arg that says so."""
+    size = fields.get("size")
+    if size is not None:  # a SharedNodePool: fixed at `size` nodes
+        return size, "`size`"
+    replicas = fields.get("replicas")
+    if replicas is not None:
+        return replicas, "`replicas`"
+    return getattr(fields.get("autoscaling"), "min_replicas", 0), "`autoscaling.min_replicas`"

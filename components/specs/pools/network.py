@@ -1,9 +1,9 @@
-"""A pool's network: EFA interfaces, a placement group, the one subnet they need (issue 14).
+"""A pool's network: EFA interfaces, a placement group, the one subnet they need.
 
 EKS only: the pool's launch template carries one EFA interface per network card, a
 security group letting the nodes' EFA traffic through, and the placement group. OKE node
-pools and ROSA machine pools have no argument for any of it; `pools.PoolArgsBase` refuses
-`network` there. Which instance types have EFA, and how many interfaces, is the catalog's
+pools and ROSA machine pools have no argument for any of it; their `ClusterCapabilities`
+refuse `network`. Which instance types have EFA, and how many interfaces, is the catalog's
 `efa_interfaces` (scripts/instance_catalog.py, from Karpenter's generated instance-type list).
 """
 
@@ -13,7 +13,7 @@ from typing import Annotated, Any
 
 from nodepools.json_values import is_list
 from nodepools.specs.catalog.instance_types import instance_type
-from nodepools.specs.core.base import PathError, SpecModel, is_output, wired
+from nodepools.specs.core.base import Issue, SpecModel, is_output, wired
 from pydantic import Field
 
 # The Kubernetes extended resource the EFA device plugin advertises per node.
@@ -105,45 +105,41 @@ def cluster_subnets_problem(cluster: Any, network: PoolNetwork | None, needs: st
     )
 
 
-def check_network(network: PoolNetwork, cluster: Any, types: list[str]) -> None:
-    """Raise the first problem of `network` for a pool of `types` on `cluster` (a PathError
-    below `network`)."""
-    kind = getattr(cluster, "kind", None)
-    if kind in ("oke", "rosa"):
-        backend = (
-            "OKE node pools (`oci.containerengine.NodePool` has no EFA, placement group or "
-            "per-pool subnet argument; RDMA needs an OCI cluster network)"
-            if kind == "oke"
-            else "ROSA machine pools (OCM machine pools have no network interface or "
-            "placement group setting)"
-        )
-        given = network.model_dump(exclude_defaults=True)
-        raise ValueError(f"{given!r} can't be used on {backend}; `network` is EKS only")
+def network_issues(network: PoolNetwork, cluster: Any, types: list[str]) -> list[Issue]:
+    """What is wrong with `network` for a pool of `types` on `cluster` (a cloud that takes
+    one: see `ClusterCapabilities.refused`), each at its path below `network`."""
+    issues: list[Issue] = []
     if network.efa:
         for index, name in enumerate(types):
             if problem := efa_type_problem(name):
-                raise PathError(
-                    "efa", f"{problem} (`instance_types[{index}]`)" if len(types) > 1 else problem
-                )
+                where = f" (`instance_types[{index}]`)" if len(types) > 1 else ""
+                issues.append(Issue("network.efa", problem + where))
         if network.vpc_id is None:
-            raise PathError(
-                "vpc_id", "`efa` needs the VPC of the pool's subnet, for its EFA security group"
+            issues.append(
+                Issue(
+                    "network.vpc_id",
+                    "`efa` needs the VPC of the pool's subnet, for its EFA security group",
+                )
             )
         if is_list(network.security_group_ids) and not network.security_group_ids:
-            raise PathError(
-                "security_group_ids",
-                "`efa` replaces the node's network interfaces, and EKS puts no security group "
-                "on interfaces a launch template defines: list the cluster security group "
-                "(and any other the nodes need); got []",
+            issues.append(
+                Issue(
+                    "network.security_group_ids",
+                    "`efa` replaces the node's network interfaces, and EKS puts no security "
+                    "group on interfaces a launch template defines: list the cluster security "
+                    "group (and any other the nodes need); got []",
+                )
             )
     else:
-        for unused in ("vpc_id", "security_group_ids"):
-            if unused in network.model_fields_set:
-                raise PathError(
-                    unused,
-                    f"{getattr(network, unused)!r} is only used by EFA interfaces; set "
-                    "`efa: true` or remove it",
-                )
+        issues += [
+            Issue(
+                f"network.{unused}",
+                f"{getattr(network, unused)!r} is only used by EFA interfaces; set "
+                "`efa: true` or remove it",
+            )
+            for unused in ("vpc_id", "security_group_ids")
+            if unused in network.model_fields_set
+        ]
     wants = [
         what
         for what, given in (
@@ -153,4 +149,5 @@ def check_network(network: PoolNetwork, cluster: Any, types: list[str]) -> None:
         if given
     ]
     if wants and (problem := cluster_subnets_problem(cluster, network, " and ".join(wants))):
-        raise PathError("subnet_id", problem)
+        issues.append(Issue("network.subnet_id", problem))
+    return issues

@@ -1,9 +1,10 @@
 """Node settings a pool may give beyond its size: kubelet configuration, instance metadata
-options and the boot volume (issue 14).
+options and the boot volume.
 
-On EKS any of them makes the pool create its own launch template (`backends.eks_launch_template`);
-OKE takes what its node pool has an argument for; ROSA refuses what OpenShift owns. Which
-backend takes what is decided in `pools.PoolArgsBase`, before anything is registered.
+On EKS any of them makes the pool create its own launch template
+(`backends.eks.launch_template`); OKE takes what its node pool has an argument for; ROSA
+refuses what OpenShift owns. Which cloud takes what is its `ClusterCapabilities` entry,
+checked by `pools.checks` before anything is registered.
 """
 
 from __future__ import annotations

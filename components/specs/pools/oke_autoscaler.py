@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from nodepools.specs.clusters.targets import OkeAutoscalerAddon
-from nodepools.specs.core.base import SpecModel, wired
-from nodepools.specs.core.scaling import check_bounds
+from nodepools.specs.core.base import PathError, SpecModel, wired
+from nodepools.specs.core.scaling import bounds_problem
 from nodepools.specs.pools.names import PoolName
-from pydantic import Field, ValidationInfo, field_validator
+from pydantic import Field, field_validator, model_validator
 
 
 class AutoscaledOkePool(SpecModel):
@@ -21,10 +21,11 @@ class AutoscaledOkePool(SpecModel):
     min_nodes: int = Field(ge=0, description="Fewest nodes. Required.")
     max_nodes: int = Field(ge=1, description="Most nodes; at least `min_nodes`. Required.")
 
-    @field_validator("max_nodes")
-    @classmethod
-    def _min_not_above_max(cls, max_nodes: int, info: ValidationInfo) -> int:
-        return check_bounds(max_nodes, info, "min_nodes")
+    @model_validator(mode="after")
+    def _min_not_above_max(self) -> AutoscaledOkePool:
+        if problem := bounds_problem(self.min_nodes, self.max_nodes, "min_nodes", "max_nodes"):
+            raise PathError("max_nodes", problem)
+        return self
 
 
 class OkeClusterAutoscalerArgs(SpecModel):

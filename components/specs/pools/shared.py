@@ -6,24 +6,11 @@ removed from without touching it, so its size is fixed: recipes count on its cap
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
-from nodepools.specs.catalog.accelerators import (
-    Accelerator,
-    flex_size_problem,
-    is_bare_metal,
-    lookup_accelerator,
-)
-from nodepools.specs.catalog.instance_checks import (
-    instance_type_problem,
-    missing_accelerator_problem,
-)
-from nodepools.specs.clusters.targets import (
-    ClusterTarget,
-    boot_volume_problem,
-    default_boot_volume_gb,
-    pool_taints,
-)
+from nodepools.specs.catalog.accelerators import Accelerator, lookup_accelerator
+from nodepools.specs.clusters.capabilities import default_boot_volume_gb
+from nodepools.specs.clusters.targets import ClusterTarget
 from nodepools.specs.core.base import PathError, SpecError, SpecModel
 from nodepools.specs.core.labels import (
     POOL_LABEL,
@@ -36,16 +23,16 @@ from nodepools.specs.core.labels import (
 )
 from nodepools.specs.core.scaling import Spot
 from nodepools.specs.core.taints import Taint, Taints
-from nodepools.specs.pools.args import (
+from nodepools.specs.pools.checked_args import Check, CheckedArgs
+from nodepools.specs.pools.checks import SHARED_POOL_CHECKS
+from nodepools.specs.pools.names import PoolName
+from nodepools.specs.pools.resolve import (
     SPOT_TAINT,
     ResolvedPool,
     accelerator_taint,
-    check_spot,
-    count_multiple_problem,
     effective_pool_name,
-    flex_size_field,
+    pool_taints,
 )
-from nodepools.specs.pools.names import PoolName
 from nodepools.specs.pools.settings import (
     AmiIdSetting,
     AutoRepairSetting,
@@ -59,8 +46,8 @@ from nodepools.specs.pools.settings import (
     SecurityGroupIdsSetting,
     SubnetIdSetting,
     UpdateSetting,
+    flex_size_field,
     resolved_settings,
-    single_zone,
 )
 from pydantic import AfterValidator, Field, ValidationInfo, field_validator
 
@@ -87,14 +74,15 @@ def default_shared_taints(accelerator: Accelerator | None, spot: bool = False) -
     return [*taints, SPOT_TAINT] if spot else taints
 
 
-class SharedNodePoolArgs(SpecModel):
+class SharedNodePoolArgs(CheckedArgs):
     """Args of `SharedNodePool`.
 
     Defaults: no selector; taint `<accelerator resource>=true:NoSchedule` on accelerator
     shapes, and `spot=true:PreferNoSchedule` with `spot` (given taints are added; one with
     the same key and effect replaces it).
-    Field order matters: a field's validator sees only the fields declared above it.
     """
+
+    checks: ClassVar[tuple[tuple[str, Check], ...]] = SHARED_POOL_CHECKS
 
     cluster: ClusterTarget = Field(
         description="Where the pool lives: an `OkeCluster`, `EksCluster` or `RosaCluster` "
@@ -105,7 +93,6 @@ class SharedNodePoolArgs(SpecModel):
         description="OCI shape or EC2 instance type of every node, e.g. `BM.GPU.MI300X.8`, "
         "`VM.Standard.E4.Flex`, `g5.12xlarge`. Required.",
     )
-    # Before `size`: a pool pinned to one zone is exempt from multi-AZ multiples.
     availability_zone: AvailabilityZoneSetting = None
     subnet_id: SubnetIdSetting = None
     additional_security_group_ids: SecurityGroupIdsSetting = None
@@ -118,7 +105,6 @@ class SharedNodePoolArgs(SpecModel):
     boot_volume_gb: int | None = Field(
         default=None,
         gt=0,
-        validate_default=True,
         description="Boot volume per node in GB; required for bare-metal shapes (`BM.*`, "
         "`*.metal`), default None otherwise: the cloud's default, except accelerator shapes on "
         "OKE get 100 (OKE's 46.6 GB default does not hold GPU images). OKE: 50..32768.",
@@ -143,7 +129,6 @@ class SharedNodePoolArgs(SpecModel):
     memory_gb: float | None = flex_size_field("Memory in GB")
     accelerator: Accelerator | None = Field(
         default=None,
-        validate_default=True,
         description="Accelerators per node; default None looks the shape up in the catalog "
         "(a shape not in it has none; an accelerated shape not in it is an error).",
     )
@@ -165,16 +150,6 @@ class SharedNodePoolArgs(SpecModel):
         "accelerators); a mix of types is a MachinePool's `instance_types`. Default None.",
     )
 
-    @field_validator("instance_types")
-    @classmethod
-    def _one_shape(cls, names: list[str] | None) -> None:
-        if names is not None:
-            raise ValueError(
-                f"{names!r} can't be used: a shared pool has one `shape`, whose accelerators "
-                "recipes are placed against; use a MachinePool for a mix of types"
-            )
-        return None
-
     spot: Spot | None = Field(
         default=None,
         description="Spot (EKS; ROSA, where `max_price` may cap it) or preemptible (OKE, VM "
@@ -187,44 +162,15 @@ class SharedNodePoolArgs(SpecModel):
     network: NetworkSetting = None
     capacity_reservation: CapacityReservationSetting = None
 
-    @field_validator("shape")
+    @field_validator("instance_types")
     @classmethod
-    def _shape_of_the_cluster(cls, shape: str, info: ValidationInfo) -> str:
-        if problem := instance_type_problem(shape, info.data.get("cluster")):
-            raise ValueError(problem)
-        return shape
-
-    @field_validator("accelerator")
-    @classmethod
-    def _accelerated_shape_has_accelerator(cls, accelerator: Any, info: ValidationInfo) -> Any:
-        if problem := missing_accelerator_problem(info.data.get("shape"), accelerator):
-            raise ValueError(problem)
-        return accelerator
-
-    @field_validator("size")
-    @classmethod
-    def _size_multiple(cls, size: int, info: ValidationInfo) -> int:
-        if problem := count_multiple_problem(
-            size, info.data.get("cluster"), single_zone=single_zone(info)
-        ):
-            raise ValueError(problem)
-        return size
-
-    @field_validator("boot_volume_gb")
-    @classmethod
-    def _boot_volume(cls, size: int | None, info: ValidationInfo) -> int | None:
-        shape = info.data.get("shape")
-        if size is None:
-            # Bare-metal images need more room than the clouds' default boot volume, and
-            # the seed system requires it for the same reason.
-            if shape and is_bare_metal(shape):
-                raise ValueError(
-                    f"`boot_volume_gb` is required when `shape` is bare metal ({shape})"
-                )
-            return None
-        if problem := boot_volume_problem(size, info.data.get("cluster")):
-            raise ValueError(problem)
-        return size
+    def _one_shape(cls, names: list[str] | None) -> None:
+        if names is not None:
+            raise ValueError(
+                f"{names!r} can't be used: a shared pool has one `shape`, whose accelerators "
+                "recipes are placed against; use a MachinePool for a mix of types"
+            )
+        return None
 
     @field_validator("labels")
     @classmethod
@@ -239,20 +185,6 @@ class SharedNodePoolArgs(SpecModel):
             if problem := kubelet_label_problem(key):
                 raise PathError(f'["{key}"]', problem)
         return labels
-
-    @field_validator("spot")
-    @classmethod
-    def _spot_supported(cls, spot: Spot | None, info: ValidationInfo) -> Spot | None:
-        check_spot(spot, info.data.get("cluster"), info.data.get("shape"))
-        return spot
-
-    @field_validator("ocpus", "memory_gb")
-    @classmethod
-    def _flex_only(cls, value: float | None, info: ValidationInfo) -> float | None:
-        shape = info.data.get("shape")
-        if shape and (problem := flex_size_problem(shape, info.field_name or "", value)):
-            raise ValueError(problem)
-        return value
 
 
 def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> ResolvedPool:
