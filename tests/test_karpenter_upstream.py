@@ -22,7 +22,8 @@ from typing import Any
 import pytest
 import yaml
 from nodepools.backends.karpenter import render_manifests
-from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.core.base import SpecError
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.karpenter.args import KarpenterNodePoolArgs
 from nodepools.specs.karpenter.resolve import resolve_karpenter_pool
 from nodepools.validation import validate_manifest

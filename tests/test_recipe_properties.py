@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.core.base import SpecError
 from nodepools.specs.core.labels import INSTANCE_TYPE_LABEL, POOL_LABEL
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.pools.shared import (
     SharedNodePoolArgs,
     describe_shared_pool,

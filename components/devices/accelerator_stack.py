@@ -18,7 +18,7 @@ from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.devices.advertised_pools import (
     AdvertisedPool,
     advertise_governed,

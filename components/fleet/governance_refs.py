@@ -21,7 +21,8 @@ from nodepools._lazy import deferred
 from nodepools.fleet.context import FleetContext
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.platform_objects import render_platforms
-from nodepools.specs.core.base import Issue, SpecError, SpecModel, parse_spec
+from nodepools.specs.core.base import Issue, SpecError, SpecModel
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.devices.advertised_pools import advertise_governed
 from nodepools.specs.governance.governed_pool import describe_karpenter, describe_resolved
 from nodepools.specs.governance.osmo_platforms import OsmoPlatformsArgs, is_osmo_form

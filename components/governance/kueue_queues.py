@@ -15,8 +15,8 @@ from nodepools.documentation import documented
 from nodepools.governance.manifests import Rendered
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
-from nodepools.specs.core.base import parse_spec
 from nodepools.specs.core.kube import kube_name
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.governance.kueue import KueueQueuesArgs
 
 

@@ -29,7 +29,8 @@ from typing import Any
 
 from nodepools.governance.platform_templates import merge_pod_specs
 from nodepools.json_values import is_dict, is_list
-from nodepools.specs.core.base import Issue, SpecError, format_path, parse_spec
+from nodepools.specs.core.base import Issue, SpecError, format_path
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.governance.osmo_models import (
     OsmoResourceRule,
     builtin_pod_templates,

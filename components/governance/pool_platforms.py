@@ -21,7 +21,7 @@ from nodepools.governance.osmo_kubernetes import kubernetes_args
 from nodepools.governance.platform_objects import PlatformsPlan, render_platforms
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.governance.osmo_platforms import OsmoPlatformsArgs, is_osmo_form
 from nodepools.specs.governance.platforms import PoolPlatformsArgs
 

@@ -17,7 +17,7 @@ from nodepools.governance.kueue import render_quotas
 from nodepools.governance.manifests import validate_rendered
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.governance.quotas import PoolQuotasArgs
 
 

@@ -8,7 +8,7 @@ import pulumi
 from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.preflight import checked
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.pools.args import GpuSpotPoolArgs
 from nodepools.specs.pools.resolve import ResolvedPool, resolve_gpu_spot_pool
 

@@ -13,7 +13,8 @@ from nodepools.outputs import known_output, plain_output
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
-from nodepools.specs.core.base import Issue, SpecError, join_path, parse_spec
+from nodepools.specs.core.base import Issue, SpecError, join_path
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.karpenter.args import KarpenterNodePoolArgs
 from nodepools.specs.karpenter.labels import NODEPOOL_LABEL
 from nodepools.specs.karpenter.resolve import ResolvedKarpenterPool, resolve_karpenter_pool

@@ -6,7 +6,7 @@ from typing import Any
 
 import pulumi
 from nodepools.documentation import documented
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.pools.node_role import NodeRoleArgs
 
 

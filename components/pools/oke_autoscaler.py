@@ -18,7 +18,8 @@ import pulumi
 from nodepools.documentation import documented
 from nodepools.preflight import checked
 from nodepools.specs.clusters.targets import OkeAutoscalerAddon, is_basic
-from nodepools.specs.core.base import Issue, SpecError, parse_spec
+from nodepools.specs.core.base import Issue, SpecError
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.pools.oke_autoscaler import OkeClusterAutoscalerArgs
 from nodepools.specs.pools.protocol import ResolvedPoolProtocol
 

@@ -9,7 +9,7 @@ from nodepools.documentation import documented
 from nodepools.pools.pool_component import PoolComponent
 from nodepools.preflight import checked
 from nodepools.scheduling import SchedulingInfo
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.pools.resolve import ResolvedPool
 from nodepools.specs.pools.shared import (
     SharedNodePoolArgs,

@@ -57,7 +57,7 @@ _EXPORTS: dict[str, str] = {
     "label_value_problem": ".core.labels",
     "lookup_accelerator": ".catalog.accelerators",
     "merge_taints": ".core.taints",
-    "parse_spec": ".core.base",
+    "parse_spec": ".core.parse",
     "resolve_gpu_spot_pool": ".pools.resolve",
     "resolve_karpenter_pool": ".karpenter.resolve",
     "resolve_pool": ".pools.resolve",
@@ -139,7 +139,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         OkeCluster,
         OkePlacement,
     )
-    from nodepools.specs.core.base import Issue, PathError, SpecError, SpecModel, parse_spec
+    from nodepools.specs.core.base import Issue, PathError, SpecError, SpecModel
     from nodepools.specs.core.labels import (
         MAX_NODES_TAG,
         MIN_NODES_TAG,
@@ -150,6 +150,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see: the same names, imported e
         label_key_problem,
         label_value_problem,
     )
+    from nodepools.specs.core.parse import parse_spec
     from nodepools.specs.core.scaling import Scaling, Spot
     from nodepools.specs.core.taints import TAINT_EFFECTS, Taint, TaintEffect, Taints, merge_taints
     from nodepools.specs.karpenter.args import KarpenterNodePoolArgs

@@ -9,7 +9,7 @@ from nodepools.backends.provider_resource import object_name
 from nodepools.backends.workloads import build_disruption_budget, build_recipe
 from nodepools.documentation import documented
 from nodepools.outputs import known_output
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.workloads.recipe import RecipeArgs, resolve_recipe
 from nodepools.workloads.placement import decide
 from nodepools.workloads.recipe_disruption import disruption_budget_manifest

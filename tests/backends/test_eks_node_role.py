@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from nodepools import GpuSpotPool, MachinePool, NodeRole
 from nodepools.offline import run
-from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.core.base import SpecError
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.pools.node_role import NodeRoleArgs
 
 from tests.conftest import EKS

@@ -11,7 +11,8 @@ from nodepools import MachinePool, SharedNodePool
 from nodepools.backends.rosa.machine_pool import OcmMachinePoolProvider
 from nodepools.backends.rosa.request_body import machine_pool_body
 from nodepools.offline import run
-from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.core.base import SpecError
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.pools.args import MachinePoolArgs
 from nodepools.specs.pools.resolve import resolve_pool
 

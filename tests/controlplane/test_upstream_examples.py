@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.governance.kueue import KueueQueuesArgs
 
 from tests.controlplane.objects import KubeObject, apply, apply_rank, server_message

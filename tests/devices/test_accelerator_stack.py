@@ -12,7 +12,7 @@ from nodepools.devices.accelerator_stack import AcceleratorStack
 from nodepools.offline import ProgramError, run
 from nodepools.specs import SpecError
 from nodepools.specs.catalog.accelerators import lookup_accelerator
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.devices.args import MIG_PROFILES, AcceleratorStackArgs
 from nodepools.specs.devices.placement import advertised, release_daemons
 from nodepools.specs.devices.releases import cluster_prerequisites, plan_addons, plan_releases

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from nodepools.specs import SpecError
 from nodepools.specs.catalog.accelerators import lookup_accelerator
-from nodepools.specs.core.base import parse_spec
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.devices.args import MIG_PROFILES, AcceleratorStackArgs
 from nodepools.specs.devices.placement import advertised, modeled_nodes, planned_daemons
 from nodepools.specs.devices.releases import plan_releases

@@ -14,8 +14,8 @@ from nodepools.fleet.deploy import validate_fleet
 from nodepools.offline import ProgramError
 from nodepools.specs import SpecError
 from nodepools.specs.catalog.accelerators import lookup_accelerator
-from nodepools.specs.core.base import parse_spec
 from nodepools.specs.core.node_matching import untolerated
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.core.taints import Taint
 from nodepools.specs.devices.args import AcceleratorStackArgs
 from nodepools.specs.devices.placement import advertised, efa_placement, release_daemons

@@ -10,7 +10,8 @@ from nodepools.governance.admission_cel import compile_check
 from nodepools.governance.kueue import render_quotas
 from nodepools.governance.manifests import validate_rendered
 from nodepools.governance.platform_objects import render_platforms
-from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.core.base import SpecError
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.governance.platforms import PoolPlatformsArgs
 from nodepools.specs.governance.quotas import PoolQuotasArgs
 

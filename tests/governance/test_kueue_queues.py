@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 import yaml
-from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.core.base import SpecError
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.governance.kueue import KINDS, KueueQueuesArgs
 
 UPSTREAM = Path(__file__).parent / "upstream_kueue"

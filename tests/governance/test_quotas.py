@@ -10,8 +10,8 @@ from nodepools import PoolQuotas, SpecError
 from nodepools.governance import kueue
 from nodepools.governance.manifests import Rendered
 from nodepools.offline import ProgramError, run
-from nodepools.specs.core.base import parse_spec
 from nodepools.specs.core.labels import POOL_LABEL
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.governance.quotas import PoolQuotasArgs
 from nodepools.validation import validate_manifest
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from nodepools import GpuSpotPool, KarpenterNodePool, MachinePool, SharedNodePool
 from nodepools.offline import run
-from nodepools.specs.core.base import SpecError, parse_spec
+from nodepools.specs.core.base import SpecError
+from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.karpenter.args import KarpenterNodePoolArgs
 
 from tests.conftest import EKS, OKE

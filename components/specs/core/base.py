@@ -265,22 +265,6 @@ def _load_union_tags() -> None:
             importlib.import_module(module)
 
 
-def parse_spec(model: type[T], data: Any, subject: str, prefix: str = "") -> T:
-    """Validate `data` into `model`, raising one SpecError that lists every problem."""
-    from nodepools.specs.core.deferred_checks import check_when_resolved
-
-    if isinstance(data, model):
-        return check_when_resolved(data, subject, prefix)
-    if isinstance(data, BaseModel):
-        data = data.model_dump(exclude_unset=True)
-    try:
-        spec = model.model_validate(data)
-    except ValidationError as exc:
-        raise SpecError(subject, issues_from_validation_error(exc, prefix, data)) from None
-    # Outputs can't be checked now: each is checked when it resolves.
-    return check_when_resolved(spec, subject, prefix)
-
-
 # type -> is it Pulumi's Output: a dict lookup per value instead of two attribute reads and
 # a string test (every parse asks for every value of a spec).
 _OUTPUT_TYPES: dict[type[Any], bool] = {}
