@@ -1,4 +1,9 @@
-"""A whole fleet from stack config: clusters, pools, recipes and governance, validated at once."""
+"""A whole fleet from stack configuration: clusters, pools, device software, recipes and
+governance, every entry validated before any is built.
+
+May import: the component packages (`pools`, `workloads`, `devices`, `governance`) and
+everything below them; never `planning` or `provider`.
+"""
 
 from nodepools.fleet.deploy import deploy_fleet, read_stack_config, validate_fleet
 

@@ -1,8 +1,16 @@
-"""Pure value types (pydantic v2): no pulumi or cloud SDK import, ever.
+"""Pure value types (pydantic v2): what users write, with defaults applied and every rule
+checked. Never imports pulumi or a cloud SDK.
 
-Re-exported by name; each name is imported from its module on first use (PEP 562), so a
-user of one kind of pool does not build the models of every other kind (the Karpenter
-specs are a third of this package's import time).
+One sub-package per domain, lowest first: `core` (base model, errors, labels, taints,
+scaling), `catalog` (instance types, accelerators, prices), `clusters` (cluster targets and
+what each cloud accepts), `pools` (managed pools and their settings), then `karpenter` and
+`workloads` (recipes), then `devices` (device software) and `governance` (quotas,
+platforms, OSMO). Each domain may import the domains before it, never one beside or after.
+
+May import: `nodepools.validation` (Kubernetes syntax, quantities, CRD facts) and
+`nodepools.json_values`. Names are re-exported here and imported from their module on
+first use (PEP 562), so a user of one kind of pool does not build the models of every
+other kind.
 """
 
 from __future__ import annotations
