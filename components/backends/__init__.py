@@ -1,7 +1,9 @@
 """One backend per cloud: a resolved spec in, provider resources out.
 
 Backends are imported on first use so that `import nodepools` never loads a cloud SDK
-and a user of one cloud never pays for another.
+and a user of one cloud never pays for another; each cloud's SDK is imported by its own
+backend only. Backends build on the specs and never import the layers that call them
+(pools, fleet, planning, governance, workloads, devices).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ class BuiltPool:
     resource: Any  # the node group / node pool / machine pool resource
     # EKS: the ARN of the role the nodes assume (given, or of the `node_role` it created).
     node_role_arn: Any = None  # pulumi.Output[str] | None
-    node_role: Any = None  # NodeRole | None
+    # EKS: the `NodeRole` component of the role the pool created, None when given one.
+    node_role: Any = None  # pulumi.ComponentResource | None
 
 
 def backend_for(kind: str) -> ModuleType:
