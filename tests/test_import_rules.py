@@ -47,12 +47,13 @@ SPEC_LAYERS: list[set[str]] = [
 ]
 
 # Inside `nodepools.backends`: the registry, shared plumbing, then one room per cloud or
-# domain. Karpenter launches EC2 instances, so it shares the EKS backend's AWS pieces.
+# domain; above them the domains that use a cloud's pieces: Karpenter launches EC2
+# instances (the EKS backend's AWS pieces), device software installs OKE add-ons.
 BACKEND_LAYERS: list[set[str]] = [
-    {"", "dynamic_support", "http_retry", "provider_resource"},
-    {"eks", "oke", "rosa", "governance", "devices", "workloads"},
+    {"", "dynamic_support", "http_retry", "kubernetes"},
+    {"eks", "oke", "rosa", "governance", "workloads"},
     # `osmo` only names the OSMO provider where older state pickled it.
-    {"karpenter", "osmo"},
+    {"karpenter", "devices", "osmo"},
 ]
 
 

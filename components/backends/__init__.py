@@ -1,7 +1,15 @@
-"""One backend per cloud: a resolved spec in, provider resources out.
+"""Backends: a resolved spec in, provider resources out. One room per cloud for managed
+pools (`eks`, `oke`, `rosa`), one per domain that has resources of its own (`karpenter`,
+`devices`, `governance` for OSMO, `workloads`), the Kubernetes objects' classes
+(`kubernetes`) and the dynamic providers' plumbing (`dynamic_support`, `http_retry`).
 
-Backends are imported on first use so that `import nodepools` never loads a cloud SDK
-and a user of one cloud never pays for another.
+Backends are imported on first use, so `import nodepools` never loads a cloud SDK and a
+user of one cloud never pays for another; each cloud's SDK is imported by its own
+backend only. The cloud rooms are independent of each other; `karpenter` uses the EKS
+room's AWS pieces and `devices` the OKE room's add-ons.
+
+May import: `nodepools.specs`, `nodepools.validation`, `nodepools.json_values`; never the
+layers that call them (pools, workloads, devices, governance, fleet, planning).
 """
 
 from __future__ import annotations
@@ -39,7 +47,8 @@ class BuiltPool:
     resource: Any  # the node group / node pool / machine pool resource
     # EKS: the ARN of the role the nodes assume (given, or of the `node_role` it created).
     node_role_arn: Any = None  # pulumi.Output[str] | None
-    node_role: Any = None  # NodeRole | None
+    # EKS: the `NodeRole` component of the role the pool created, None when given one.
+    node_role: Any = None  # pulumi.ComponentResource | None
 
 
 def backend_for(kind: str) -> ModuleType:

@@ -2,8 +2,8 @@
 
 Rendering (`render_manifests`) and checking (`manifest_issues`) are pure functions of the
 resolved pool, usable without the engine (tests, the validator, `plan`); `build_pool`
-registers the manifests as `pulumi_kubernetes` registers custom resources
-(provider_resource.KubernetesCustomObject).
+registers the manifests as `pulumi_kubernetes.apiextensions.CustomResource` objects
+(imported only then).
 """
 
 from __future__ import annotations
@@ -241,14 +241,13 @@ class BuiltKarpenterPool(BuiltPool):
 def build_pool(
     name: str, pool: ResolvedKarpenterPool, parent: Any, manifests: dict[str, Any] | None = None
 ) -> BuiltKarpenterPool:
-    """Register the node class (if any) and the NodePool as children of `parent`, as
-    `pulumi_kubernetes.apiextensions.CustomResource` would (provider_resource)."""
+    """Register the node class (if any) and the NodePool as children of `parent`."""
     import pulumi
-    from nodepools.backends.provider_resource import KubernetesCustomObject, object_name
+    from nodepools.backends.kubernetes import custom_object, custom_object_name
 
     manifests = manifests if manifests is not None else render_manifests(pool)
     node_class = (
-        KubernetesCustomObject(
+        custom_object(
             f"{name}-{NODE_CLASS.replace('_', '-')}",
             manifests[NODE_CLASS],
             opts=pulumi.ResourceOptions(parent=parent, depends_on=[]),
@@ -256,7 +255,7 @@ def build_pool(
         if NODE_CLASS in manifests
         else None
     )
-    node_pool = KubernetesCustomObject(
+    node_pool = custom_object(
         f"{name}-{NODE_POOL.replace('_', '-')}",
         manifests[NODE_POOL],
         opts=pulumi.ResourceOptions(
@@ -264,12 +263,12 @@ def build_pool(
         ),
     )
     node_class_name = (
-        object_name(node_class)
+        custom_object_name(node_class)
         if node_class is not None
         else pulumi.Output.from_input(pool.node_class_name)
     )
     return BuiltKarpenterPool(
-        pool_id=object_name(node_pool),
+        pool_id=custom_object_name(node_pool),
         resource=node_pool,
         node_class=node_class,
         node_class_name=node_class_name,

@@ -1,27 +1,28 @@
 """Kubernetes workloads: a recipe's Deployment, Service and PodDisruptionBudget.
 
-The objects are rendered as plain dicts by `nodepools.workloads.recipe_manifests`; this
-module only registers them, as pulumi_kubernetes's typed classes do (`KubernetesObject`),
-without importing pulumi_kubernetes (its core/v1 module alone costs a cold plan ~250 ms).
+Their `metadata` and `spec` are rendered as plain dicts by
+`nodepools.workloads.recipe_manifests`; this module registers them through pulumi_kubernetes's
+typed classes.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import pulumi
-from nodepools.backends.provider_resource import KubernetesObject
+from pulumi_kubernetes.apps.v1 import Deployment
+from pulumi_kubernetes.core.v1 import Service
+from pulumi_kubernetes.policy.v1 import PodDisruptionBudget
 
 
 @dataclass(frozen=True)
 class BuiltRecipe:
-    deployment: KubernetesObject
-    service: KubernetesObject | None
-
-
-def _manifest(api_version: str, kind: str, rendered: dict[str, Any]) -> dict[str, Any]:
-    return {"apiVersion": api_version, "kind": kind, **rendered}
+    deployment: Deployment
+    service: Service | None
+    # `metadata.name` of each, as the API server returns it.
+    deployment_name: pulumi.Output[str]
+    service_name: pulumi.Output[str | None]
 
 
 def build_recipe(
@@ -33,22 +34,32 @@ def build_recipe(
     # Parented to the recipe only: a recipe never depends on a pool, so deleting it never
     # touches one, and its pool may be created later (the pods wait until then).
     child = pulumi.ResourceOptions(parent=parent)
-    built_deployment = KubernetesObject(
-        f"{name}-deployment", _manifest("apps/v1", "Deployment", deployment), opts=child
+    built_deployment = Deployment(
+        f"{name}-deployment", metadata=deployment["metadata"], spec=deployment["spec"], opts=child
     )
     built_service = (
-        KubernetesObject(f"{name}-service", _manifest("v1", "Service", service), opts=child)
+        Service(f"{name}-service", metadata=service["metadata"], spec=service["spec"], opts=child)
         if service is not None
         else None
     )
-    return BuiltRecipe(built_deployment, built_service)
+    return BuiltRecipe(
+        deployment=built_deployment,
+        service=built_service,
+        deployment_name=built_deployment.metadata.apply(
+            lambda metadata: cast("str", metadata.name)
+        ),
+        service_name=built_service.metadata.apply(lambda metadata: metadata.name)
+        if built_service is not None
+        else pulumi.Output.from_input(None),
+    )
 
 
 def build_disruption_budget(
     name: str, budget: dict[str, Any], parent: pulumi.Resource
-) -> KubernetesObject:
-    return KubernetesObject(
+) -> PodDisruptionBudget:
+    return PodDisruptionBudget(
         f"{name}-pdb",
-        _manifest("policy/v1", "PodDisruptionBudget", budget),
+        metadata=budget["metadata"],
+        spec=budget["spec"],
         opts=pulumi.ResourceOptions(parent=parent),
     )

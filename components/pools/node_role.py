@@ -39,6 +39,6 @@ class NodeRole(pulumi.ComponentResource):
         from nodepools.backends.eks.iam import build_node_role
 
         built = build_node_role(name, spec, self)
-        self.role_arn = built.role.output("arn")
-        self.role_name = built.role.output("name")
+        self.role_arn = built.role.arn
+        self.role_name = built.role.name
         self.register_outputs({"role_arn": self.role_arn, "role_name": self.role_name})

@@ -3,7 +3,7 @@ plain dicts, its PodDisruptionBudget on spot capacity, and the deterministic pla
 recipes on shared pools (`placement`, pure: also used by the fleet and the plan).
 
 May import: `pulumi` (the component only), `nodepools.specs` (`.core`, `.catalog`,
-`.pools`, `.workloads`), `nodepools.backends.workloads` and
-`nodepools.backends.provider_resource` (which register the objects), and the top-level
+`.pools`, `.workloads`), `nodepools.backends.workloads` (which
+registers the objects), and the top-level
 helpers `nodepools.documentation`, `.outputs` and `.scheduling`.
 """

@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
-from nodepools.backends.provider_resource import object_name
-from nodepools.backends.workloads import build_disruption_budget, build_recipe
 from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.specs.core.parse import parse_spec
@@ -61,6 +59,9 @@ class Recipe(pulumi.ComponentResource):
         decision = decide(recipe)
         scheduling = recipe_scheduling(recipe, decision)
         super().__init__(self.TYPE, name, {"spec": recipe.summary()}, opts)
+        # The backend imports pulumi_kubernetes: only once a recipe is built.
+        from nodepools.backends.workloads import build_disruption_budget, build_recipe
+
         built = build_recipe(
             name, deployment_manifest(recipe, scheduling), service_manifest(recipe), self
         )
@@ -71,12 +72,8 @@ class Recipe(pulumi.ComponentResource):
         self.decision = decision
         self.placement = pulumi.Output.from_input(decision.pool_name)
         self.status = pulumi.Output.from_input(decision.status)
-        self.deployment_name = object_name(built.deployment)
-        self.service_name = (
-            object_name(built.service)
-            if built.service is not None
-            else pulumi.Output.from_input(None)
-        )
+        self.deployment_name = built.deployment_name
+        self.service_name = built.service_name
         self.scheduling_info = known_output(scheduling.to_dict())
         self.register_outputs(
             {

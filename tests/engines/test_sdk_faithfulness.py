@@ -1,11 +1,12 @@
 """Every argument we send exists in the pinned cloud SDK, with the kind of value it takes.
 
-The engine passes any key through to the provider, which rejects (or, for nested blocks,
-may silently drop) one it does not know. So the captured inputs of every AWS and OCI
-resource the library registers, in every example stack and in pools with every option set,
-are walked against the SDK's own input types (`pulumi_aws.eks.NodeGroupArgs`,
-`pulumi_aws.ec2.LaunchTemplateArgs` and the nested `*Args` classes, whose camelCase wire
-names come from the SDK's `pulumi.input_type` metadata).
+The backends make their resources through the SDK's typed classes, which refuse an
+argument name they lack but not a value of the wrong kind (`encrypted=True` where the
+provider takes "true"), and pass plain dicts (node metadata, tags) through unchecked. So
+the captured inputs of every AWS and OCI resource the library registers, in every example
+stack and in pools with every option set, are walked against the SDK's own input types
+(`pulumi_aws.eks.NodeGroupArgs`, `pulumi_aws.ec2.LaunchTemplateArgs` and the nested `*Args`
+classes, whose camelCase wire names come from the SDK's `pulumi.input_type` metadata).
 """
 
 from __future__ import annotations

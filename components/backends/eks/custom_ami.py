@@ -1,4 +1,4 @@
-"""A pool's custom AMI (`ami_id`, issue 14): the complete nodeadm NodeConfig its launch
+"""A pool's custom AMI (`ami_id`): the complete nodeadm NodeConfig its launch
 template's user data carries.
 
 EKS merges its own bootstrap (cluster name, API server endpoint, certificate authority,

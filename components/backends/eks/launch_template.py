@@ -1,7 +1,7 @@
 """The launch template an EKS pool creates when it sets what only a launch template carries:
 `node_config` (a nodeadm NodeConfig in MIME multi-part user data), `metadata_options`,
-`boot_volume`, `network` (EFA interfaces, placement group: `eks_network`) and
-`capacity_reservation` (issue 14).
+`boot_volume`, `network` (EFA interfaces, placement group: `network`) and
+`capacity_reservation`.
 
 EKS managed node groups merge a launch template's user data with their own bootstrap: on
 AL2023 the user data must be MIME multi-part, and nodeadm reads every
@@ -15,9 +15,9 @@ from __future__ import annotations
 from typing import Any, cast
 
 import pulumi
+import pulumi_aws as aws
 import yaml
 from nodepools.backends.eks.network import build_network, pool_tags
-from nodepools.backends.provider_resource import Ec2LaunchTemplate, present
 from nodepools.specs.catalog.eks_ami import container_volume_device
 from nodepools.specs.pools.node_settings import (
     MIME_BOUNDARY,
@@ -43,17 +43,19 @@ def needs_launch_template(pool: ResolvedPool) -> bool:
     )
 
 
-def capacity_reservation_specification(pool: ResolvedPool) -> dict[str, Any] | None:
+def capacity_reservation_specification(
+    pool: ResolvedPool,
+) -> aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs | None:
     """The reservation the nodes launch into: one reservation id, or a resource group."""
     reservation = pool.capacity_reservation
     if reservation is None:
         return None
-    return {
-        "capacityReservationTarget": present(
-            capacityReservationId=reservation.ids[0] if reservation.ids else None,
-            capacityReservationResourceGroupArn=reservation.resource_group_arn,
+    return aws.ec2.LaunchTemplateCapacityReservationSpecificationArgs(
+        capacity_reservation_target=aws.ec2.LaunchTemplateCapacityReservationSpecificationCapacityReservationTargetArgs(
+            capacity_reservation_id=reservation.ids[0] if reservation.ids else None,
+            capacity_reservation_resource_group_arn=reservation.resource_group_arn,
         )
-    }
+    )
 
 
 def node_config_document(config: NodeConfig) -> dict[str, Any]:
@@ -77,7 +79,9 @@ def mime_user_data(document: dict[str, Any], script: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def block_device_mapping(pool: ResolvedPool, ami_type: str | None) -> dict[str, Any] | None:
+def block_device_mapping(
+    pool: ResolvedPool, ami_type: str | None
+) -> aws.ec2.LaunchTemplateBlockDeviceMappingArgs | None:
     """The volume that holds containers and images: `boot_volume` in full, or
     `boot_volume_gb` (or the accelerator default) with the volume defaults; None leaves the
     AMI's volumes as they are. It is the root volume /dev/xvda, except on a Bottlerocket
@@ -86,19 +90,19 @@ def block_device_mapping(pool: ResolvedPool, ami_type: str | None) -> dict[str, 
     if pool.boot_volume is None and pool.boot_volume_gb is None:
         return None
     volume = pool.boot_volume or BootVolume()
-    return {
-        "deviceName": container_volume_device(ami_type),
-        "ebs": present(
-            volumeSize=pool.boot_volume_gb,
-            volumeType=volume.type,
+    return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
+        device_name=container_volume_device(ami_type),
+        ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
+            volume_size=pool.boot_volume_gb,
+            volume_type=volume.type,
             iops=volume.iops,
             throughput=volume.throughput,
             # The provider types these flags as strings.
             encrypted="true" if volume.encrypted else "false",
-            kmsKeyId=volume.kms_key_id,
-            deleteOnTermination="true",
+            kms_key_id=volume.kms_key_id,
+            delete_on_termination="true",
         ),
-    }
+    )
 
 
 def build_launch_template(
@@ -107,9 +111,9 @@ def build_launch_template(
     parent: pulumi.Resource,
     user_data: pulumi.Input[str] | None,
     ami_type: str | None,
-) -> Ec2LaunchTemplate:
+) -> aws.ec2.LaunchTemplate:
     """`<pool>-launch-template`, auto-named by Pulumi (so a replacement can't collide), with
-    the custom AMI (`imageId`) if the pool has one and `user_data` (base64); `ami_type` is
+    the custom AMI (`image_id`) if the pool has one and `user_data` (base64); `ami_type` is
     the node group's, whose family decides which volume the pool's size is for.
 
     A Capacity Block pool names its instance type here (EKS takes it from the template and
@@ -117,45 +121,45 @@ def build_launch_template(
     options = pool.metadata_options or MetadataOptions()
     mapping = block_device_mapping(pool, ami_type)
     network = build_network(name, pool, parent)
-    return Ec2LaunchTemplate(
+    return aws.ec2.LaunchTemplate(
         f"{name}-launch-template",
-        {
-            "instanceType": pool.instance_type if pool.capacity_block else None,
-            "instanceMarketOptions": {"marketType": "capacity-block"}
-            if pool.capacity_block
-            else None,
-            "capacityReservationSpecification": capacity_reservation_specification(pool),
-            "networkInterfaces": network.network_interfaces,
-            "placement": network.placement,
-            "metadataOptions": present(
-                httpEndpoint=options.http_endpoint,
-                httpTokens=options.http_tokens,
-                httpPutResponseHopLimit=options.http_put_response_hop_limit,
-            ),
-            "blockDeviceMappings": [mapping] if mapping is not None else None,
-            "imageId": pool.ami_id,
-            "userData": user_data,
-            "tags": pool_tags(pool),
-        },
+        instance_type=pool.instance_type if pool.capacity_block else None,
+        instance_market_options=aws.ec2.LaunchTemplateInstanceMarketOptionsArgs(
+            market_type="capacity-block"
+        )
+        if pool.capacity_block
+        else None,
+        capacity_reservation_specification=capacity_reservation_specification(pool),
+        network_interfaces=network.network_interfaces,
+        placement=network.placement,
+        metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
+            http_endpoint=options.http_endpoint,
+            http_tokens=options.http_tokens,
+            http_put_response_hop_limit=options.http_put_response_hop_limit,
+        ),
+        block_device_mappings=[mapping] if mapping is not None else None,
+        image_id=pool.ami_id,
+        user_data=user_data,
+        tags=pool_tags(pool),
         opts=pulumi.ResourceOptions(parent=parent),
     )
 
 
-def node_group_launch_template(template: Ec2LaunchTemplate) -> dict[str, Any]:
+def node_group_launch_template(
+    template: aws.ec2.LaunchTemplate,
+) -> aws.eks.NodeGroupLaunchTemplateArgs:
     """The node group's reference: by id and latest version (a new version rolls the nodes).
 
     A plain `pulumi.runtime.Mocks` echoes inputs, so `latest_version` (computed by EC2) is
     None there: then no version, never the string "None"."""
-    # The node group's `launchTemplate` block (provider_resource.EksNodeGroup).
-    return {
-        "id": template.id,
-        "version": cast(
-            "pulumi.Output[str]", template.output("latestVersion").apply(_version_text)
-        ),
-    }
+    return aws.eks.NodeGroupLaunchTemplateArgs(
+        id=template.id,
+        # Typed `str` by the SDK; None stays None (see above).
+        version=cast("pulumi.Output[str]", template.latest_version.apply(_version_text)),
+    )
 
 
 def _version_text(version: float | None) -> str | None:
-    # None where nothing computed it (a plain Mocks). A number crosses the engine's protobuf
-    # Struct as a float (1.0); the typed SDK output made it an int, and EKS wants "1".
+    # None where nothing computed it (a plain Mocks). EKS wants the number as text ("1"); a
+    # whole number may arrive as a float (1.0) from the engine's protobuf Struct.
     return None if version is None else str(int(version))

@@ -1,5 +1,5 @@
-"""What an EKS pool's `network` adds (issue 14): EFA interfaces, the security group their
-traffic needs, a cluster placement group, and the one subnet the pool is pinned to.
+"""What an EKS pool's `network` adds: EFA interfaces, the security group their traffic
+needs, a cluster placement group, and the one subnet the pool is pinned to.
 
 EFA traffic between nodes must be allowed both ways by a security group that references
 itself; EKS puts no security group on interfaces a launch template defines, so the
@@ -12,15 +12,9 @@ auto-named by Pulumi, so a replacement (create-before-delete) never collides.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import pulumi
-from nodepools.backends.provider_resource import (
-    Ec2PlacementGroup,
-    Ec2SecurityGroup,
-    VpcSecurityGroupEgressRule,
-    VpcSecurityGroupIngressRule,
-)
+import pulumi_aws as aws
 from nodepools.specs.core.labels import POOL_LABEL
 from nodepools.specs.pools.network import CREATE_CLUSTER_GROUP
 from nodepools.specs.pools.resolve import ResolvedPool
@@ -28,14 +22,14 @@ from nodepools.specs.pools.resolve import ResolvedPool
 
 @dataclass(frozen=True)
 class PoolNetworkResources:
-    """What the launch template takes from the pool's network (its `networkInterfaces`
+    """What the launch template takes from the pool's network (its `network_interfaces`
     and `placement` blocks)."""
 
-    network_interfaces: list[dict[str, Any]] | None
-    placement: dict[str, Any] | None
+    network_interfaces: list[aws.ec2.LaunchTemplateNetworkInterfaceArgs] | None
+    placement: aws.ec2.LaunchTemplatePlacementArgs | None
 
 
-def pool_subnet_ids(pool: ResolvedPool) -> Any:
+def pool_subnet_ids(pool: ResolvedPool) -> pulumi.Input[list[pulumi.Input[str]]]:
     """The node group's subnets: `network.subnet_id` alone when given, else the cluster's."""
     if pool.network is not None and pool.network.subnet_id is not None:
         return [pool.network.subnet_id]
@@ -47,48 +41,51 @@ def pool_tags(pool: ResolvedPool) -> dict[str, str]:
     return {**pool.cluster.tags, POOL_LABEL: pool.pool_name}
 
 
-def efa_security_group(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> Ec2SecurityGroup:
+def efa_security_group(
+    name: str, pool: ResolvedPool, parent: pulumi.Resource
+) -> aws.ec2.SecurityGroup:
     """`<pool>-efa`: all traffic to and from itself, in and out (EFA's requirement)."""
     assert pool.network is not None
     child = pulumi.ResourceOptions(parent=parent)
-    group = Ec2SecurityGroup(
+    group = aws.ec2.SecurityGroup(
         f"{name}-efa",
-        {
-            "vpcId": pool.network.vpc_id,
-            "description": "EFA: all traffic between the nodes of one pool",
-            "tags": pool_tags(pool),
-        },
+        vpc_id=pool.network.vpc_id,
+        description="EFA: all traffic between the nodes of one pool",
+        tags=pool_tags(pool),
         opts=child,
     )
-    for rule_class, suffix, description in (
-        (VpcSecurityGroupIngressRule, "ingress", "EFA from the pool's nodes"),
-        (VpcSecurityGroupEgressRule, "egress", "EFA to the pool's nodes"),
-    ):
-        rule_class(
-            f"{name}-efa-{suffix}",
-            {
-                "securityGroupId": group.id,
-                "referencedSecurityGroupId": group.id,
-                "ipProtocol": "-1",
-                "description": description,
-            },
-            opts=child,
-        )
+    aws.vpc.SecurityGroupIngressRule(
+        f"{name}-efa-ingress",
+        security_group_id=group.id,
+        referenced_security_group_id=group.id,
+        ip_protocol="-1",
+        description="EFA from the pool's nodes",
+        opts=child,
+    )
+    aws.vpc.SecurityGroupEgressRule(
+        f"{name}-efa-egress",
+        security_group_id=group.id,
+        referenced_security_group_id=group.id,
+        ip_protocol="-1",
+        description="EFA to the pool's nodes",
+        opts=child,
+    )
     return group
 
 
 def efa_interfaces(
-    count: int, security_groups: pulumi.Input[list[pulumi.Input[str]]]
-) -> list[dict[str, Any]]:
+    count: int, security_groups: pulumi.Input[list[str]]
+) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
     """One EFA interface per network card: card 0 the primary (device 0), others device 1."""
     return [
-        {
-            "networkCardIndex": card,
-            "deviceIndex": 0 if card == 0 else 1,
-            "interfaceType": "efa",
-            "securityGroups": security_groups,
-            "deleteOnTermination": "true",
-        }
+        aws.ec2.LaunchTemplateNetworkInterfaceArgs(
+            network_card_index=card,
+            device_index=0 if card == 0 else 1,
+            interface_type="efa",
+            security_groups=security_groups,
+            # The provider types this flag as a string.
+            delete_on_termination="true",
+        )
         for card in range(count)
     ]
 
@@ -108,12 +105,14 @@ def build_network(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> Poo
         interfaces = efa_interfaces(pool.efa_interfaces, security_groups)
     placement = None
     if network.placement_group == CREATE_CLUSTER_GROUP:
-        created = Ec2PlacementGroup(
+        created = aws.ec2.PlacementGroup(
             f"{name}-placement-group",
-            {"strategy": "cluster", "tags": pool_tags(pool)},
+            strategy="cluster",
+            tags=pool_tags(pool),
             opts=pulumi.ResourceOptions(parent=parent),
         )
-        placement = {"groupName": created.output("name")}
+        # Auto-named by the provider; the launch template places its instances by this name.
+        placement = aws.ec2.LaunchTemplatePlacementArgs(group_name=created.name)
     elif network.placement_group is not None:
-        placement = {"groupName": network.placement_group}
+        placement = aws.ec2.LaunchTemplatePlacementArgs(group_name=network.placement_group)
     return PoolNetworkResources(interfaces, placement)

@@ -6,12 +6,12 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, cast
 
 import pulumi
+import pulumi_aws as aws
 from nodepools.backends import BuiltPool
-from nodepools.backends.eks.asg_tag import AutoscalingGroupTag
 from nodepools.backends.eks.custom_ami import launch_template_user_data
+from nodepools.backends.eks.iam import build_pool_node_role
 from nodepools.backends.eks.launch_template import (
     build_launch_template,
     needs_launch_template,
@@ -19,11 +19,8 @@ from nodepools.backends.eks.launch_template import (
 )
 from nodepools.backends.eks.network import pool_subnet_ids, pool_tags
 from nodepools.backends.eks.scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
-from nodepools.backends.provider_resource import EksNodeGroup, present
-from nodepools.pools.node_role import NodeRole
 from nodepools.specs.catalog.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.catalog.eks_ami import default_ami_type
-from nodepools.specs.core.base import Issue, format_path
 from nodepools.specs.core.labels import LABEL_VALUE_MAX
 from nodepools.specs.pools.node_role import NodeRoleArgs
 from nodepools.specs.pools.resolve import ResolvedPool
@@ -109,62 +106,6 @@ def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
     return dict(sorted(tags.items()))
 
 
-# EKS's own limits on a node group's labels and taints, stricter than Kubernetes' (a key
-# there may have a 253-character prefix before its 63-character name, a label value may be
-# empty): the EKS API's `labelKey` and `labelValue` are 1 to 63 characters, `taintKey` 1 to
-# 63, `taintValue` 0 to 63 (botocore's EKS model; pulumi_aws `NodeGroupTaint`: "Maximum
-# length of 63"), and a node group has at most 50 taints (terraform-provider-aws
-# `aws_eks_node_group` `taint` MaxItems). Values of at most 63 characters are Kubernetes'
-# own rule, checked by the spec everywhere.
-EKS_LABEL_KEY_MAX = 63
-EKS_TAINT_KEY_MAX = 63
-EKS_TAINTS_MAX = 50
-
-
-def node_group_issues(pool: ResolvedPool) -> list[Issue]:
-    """What EKS would refuse in the node group's labels and taints (its limits above), each
-    at its path with the value quoted; the labels checked are the ones sent (`node_labels`)."""
-    issues: list[Issue] = []
-    for key, value in node_labels(pool).items():
-        path = format_path(("labels", key))
-        if len(key) > EKS_LABEL_KEY_MAX:
-            issues.append(
-                Issue(
-                    path,
-                    f"label key {key!r} is {len(key)} characters long; EKS allows node group "
-                    f"label keys of at most {EKS_LABEL_KEY_MAX} characters, prefix included: "
-                    "use a shorter prefix",
-                )
-            )
-        if not value:
-            issues.append(
-                Issue(
-                    path,
-                    f"label {key!r} has the empty value {value!r}; EKS refuses empty node "
-                    "group label values: give it one (e.g. 'true')",
-                )
-            )
-    if len(pool.taints) > EKS_TAINTS_MAX:
-        issues.append(
-            Issue(
-                "taints",
-                f"{len(pool.taints)} taints (the pool's defaults included); an EKS node group "
-                f"takes at most {EKS_TAINTS_MAX}",
-            )
-        )
-    for index, taint in enumerate(pool.taints):
-        if len(taint.key) > EKS_TAINT_KEY_MAX:
-            issues.append(
-                Issue(
-                    f"taints[{index}].key",
-                    f"taint key {taint.key!r} is {len(taint.key)} characters long; EKS "
-                    f"allows taint keys of at most {EKS_TAINT_KEY_MAX} characters, prefix "
-                    "included: use a shorter prefix",
-                )
-            )
-    return issues
-
-
 def capacity_type(pool: ResolvedPool) -> str:
     """The node group's capacity type: `CAPACITY_BLOCK`, `SPOT` or `ON_DEMAND` (which an
     On-Demand Capacity Reservation is, targeted by the launch template)."""
@@ -199,7 +140,7 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:8]
 
 
-def first_asg_name(resources: Sequence[Any] | None) -> str | None:
+def first_asg_name(resources: Sequence[aws.eks.outputs.NodeGroupResource] | None) -> str | None:
     """The node group's Auto Scaling group, or None while nobody has reported it.
 
     EKS reports it once the group exists. A plain `pulumi.runtime.Mocks` echoes inputs, so
@@ -207,9 +148,9 @@ def first_asg_name(resources: Sequence[Any] | None) -> str | None:
     then name no group rather than crash the user's test.
     """
     for resource in resources or ():
-        for group in resource.get("autoscalingGroups") or ():
-            if group.get("name"):
-                return group["name"]
+        for group in resource.autoscaling_groups or ():
+            if group.name:
+                return group.name
     return None
 
 
@@ -226,7 +167,6 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     version that set `node_group_name` replaces each group once.
     """
     cluster = pool.cluster
-    child = pulumi.ResourceOptions(parent=parent)
     prefix = node_group_name_prefix(pool.pool_name)
     # EKS requires max_size >= 1, even for a pool pinned at zero nodes.
     max_size = max(pool.max_nodes, 1)
@@ -248,69 +188,69 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     role_arn = cluster.node_role_arn
     node_role = None
     if role_arn is None:
-        node_role = NodeRole(
+        # The pool's own role, registered as a `NodeRole` component `<pool>-node-role`.
+        node_role = build_pool_node_role(
             f"{name}-node-role",
             NodeRoleArgs(
                 name_prefix=pool.pool_name, partition=cluster.partition, tags=cluster.tags
             ),
-            opts=child,
+            parent,
         )
         role_arn = node_role.role_arn
-    node_group = EksNodeGroup(
+    node_group = aws.eks.NodeGroup(
         f"{name}-node-group",
-        {
-            "clusterName": cluster.cluster_name,
-            "nodeGroupNamePrefix": prefix,
-            "nodeRoleArn": role_arn,
-            "subnetIds": pool_subnet_ids(pool),
-            # A Capacity Block's type is in the launch template; EKS refuses it in both.
-            "instanceTypes": None
-            if pool.capacity_block
-            else list(pool.instance_types) or [pool.instance_type],
-            "capacityType": capacity_type(pool),
-            "scalingConfig": {
-                "minSize": pool.min_nodes,
-                "maxSize": max_size,
-                "desiredSize": desired.value,
-            },
-            "labels": node_labels(pool),
-            "taints": [
-                present(key=t.key, value=t.value, effect=EKS_EFFECTS[t.effect]) for t in pool.taints
-            ],
-            "diskSize": pool.boot_volume_gb if template is None else None,
-            "launchTemplate": node_group_launch_template(template) if template else None,
-            "updateConfig": present(
-                maxUnavailable=pool.update.max_unavailable,
-                maxUnavailablePercentage=pool.update.max_unavailable_percent,
-            )
-            if pool.update
-            else None,
-            "nodeRepairConfig": {"enabled": pool.auto_repair}
-            if pool.auto_repair is not None
-            else None,
-            "amiType": ami_type,
-            "releaseVersion": pool.release_version,
-            "tags": pool_tags(pool),
-        },
+        cluster_name=cluster.cluster_name,
+        node_group_name_prefix=prefix,
+        node_role_arn=role_arn,
+        subnet_ids=pool_subnet_ids(pool),
+        # A Capacity Block's type is in the launch template; EKS refuses it in both.
+        instance_types=None
+        if pool.capacity_block
+        else list(pool.instance_types) or [pool.instance_type],
+        capacity_type=capacity_type(pool),
+        scaling_config=aws.eks.NodeGroupScalingConfigArgs(
+            min_size=pool.min_nodes, max_size=max_size, desired_size=desired.value
+        ),
+        labels=node_labels(pool),
+        taints=[
+            aws.eks.NodeGroupTaintArgs(key=t.key, value=t.value, effect=EKS_EFFECTS[t.effect])
+            for t in pool.taints
+        ],
+        disk_size=pool.boot_volume_gb if template is None else None,
+        launch_template=node_group_launch_template(template) if template else None,
+        update_config=aws.eks.NodeGroupUpdateConfigArgs(
+            max_unavailable=pool.update.max_unavailable,
+            max_unavailable_percentage=pool.update.max_unavailable_percent,
+        )
+        if pool.update
+        else None,
+        node_repair_config=aws.eks.NodeGroupNodeRepairConfigArgs(enabled=pool.auto_repair)
+        if pool.auto_repair is not None
+        else None,
+        ami_type=ami_type,
+        release_version=pool.release_version,
+        tags=pool_tags(pool),
         # The autoscaler owns the desired size once the group exists; without this
         # every `pulumi up` would reset it to the minimum. Unless new bounds exclude the
-        # live size: then it is sent, clamped, or EKS refuses the update (eks_scaling).
+        # live size: then it is sent, clamped, or EKS refuses the update (`scaling`).
         # A created role's policies are attached before nodes try to join (and detached
         # only after the group is gone).
         opts=pulumi.ResourceOptions(
             parent=parent,
             ignore_changes=[DESIRED_SIZE_PATH] if desired.follow_autoscaler else None,
-            depends_on=[node_role] if node_role else None,
+            depends_on=[node_role.component] if node_role else None,
         ),
     )
     if pool.autoscaled:
         # None only where no Auto Scaling group was reported (plain mocks, see first_asg_name).
-        asg_name = cast("pulumi.Output[str]", node_group.output("resources").apply(first_asg_name))
+        asg_name = node_group.resources.apply(first_asg_name)
         tags = autoscaler_node_template_tags(pool)
         for key, child_name in asg_tag_names(name, tags).items():
-            AutoscalingGroupTag(
+            # A template hint for the autoscaler, not a tag for the instances.
+            aws.autoscaling.Tag(
                 child_name,
-                AutoscalingGroupTag.inputs(asg_name, key, tags[key]),
+                autoscaling_group_name=asg_name,
+                tag=aws.autoscaling.TagTagArgs(key=key, value=tags[key], propagate_at_launch=False),
                 # Named `<pool>-asg-tag-label/<key>` before names lost their slashes.
                 opts=pulumi.ResourceOptions(
                     parent=parent, aliases=[pulumi.Alias(name=_legacy_asg_tag_name(name, key))]
@@ -320,5 +260,5 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         pool_id=node_group.id,
         resource=node_group,
         node_role_arn=pulumi.Output.from_input(role_arn),
-        node_role=node_role,
+        node_role=node_role.component if node_role else None,
     )

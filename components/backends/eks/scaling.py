@@ -6,9 +6,10 @@ raises `minSize` above the live desired size (or lowers `maxSize` below it) then
 old desired size with the new bounds, and EKS refuses the whole update: "Minimum capacity
 X can't be greater than desired size Y" (terraform-aws-eks #748, #3306). So at each
 `preview` and `up` the pool reads its group's live scaling config from EKS
-(ListNodegroups, DescribeNodegroup through the provider's invokes) and, only when the new
-bounds exclude the live desired size, sends the desired size clamped into them (and stops
-ignoring it for that update); otherwise it keeps following the autoscaler.
+(ListNodegroups and DescribeNodegroup, through pulumi_aws's `eks.get_node_groups` and
+`eks.get_node_group`) and, only when the new bounds exclude the live desired size, sends
+the desired size clamped into them (and stops ignoring it for that update); otherwise it
+keeps following the autoscaler.
 
 Nothing is read when there is nothing to read: a pool that is not autoscaled, a cluster
 whose name is not known yet (an Output: the cluster is created in the same stack), or a
@@ -24,15 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-from nodepools.backends.provider_resource import sdk_invoke
+import pulumi_aws as aws
 from nodepools.specs.core.labels import POOL_LABEL
 
 DESIRED_SIZE_PATH = "scalingConfig.desiredSize"
-# pulumi_aws's `eks.get_node_groups` and `eks.get_node_group`, made as that SDK makes them
-# (provider_resource.sdk_invoke; tests/backends/test_provider_resource.py compares).
-PACKAGE = "pulumi_aws"
-LIST_NODE_GROUPS = "aws:eks/getNodeGroups:getNodeGroups"
-DESCRIBE_NODE_GROUP = "aws:eks/getNodeGroup:getNodeGroup"
 # The provider's unique suffix after a name prefix: 26 characters (terraform-plugin-sdk
 # `id.PrefixedUniqueId`, `%s%s%08x`): an 18-digit UTC timestamp to the ten-thousandth of a
 # second, then a counter in 8 lowercase hex digits (`...0000000a` is the tenth name).
@@ -58,9 +54,8 @@ def desired_size(
     return DesiredSize(clamped, follow_autoscaler=clamped == live)
 
 
-# The node groups of each cluster, listed once per program run (a fleet of 50 pools on one
-# cluster made 50 identical ListNodegroups calls, a fifth of its plan's CPU). Keyed by the
-# run's root stack resource, weakly: nothing outlives the run that listed it.
+# The node groups of each cluster, listed once per program run (not once per pool). Keyed by
+# the run's root stack resource, weakly: nothing outlives the run that listed it.
 _GROUP_NAMES: weakref.WeakKeyDictionary[Any, dict[str, list[str]]] = weakref.WeakKeyDictionary()
 
 
@@ -68,9 +63,7 @@ def _group_names(cluster_name: str) -> list[str]:
     root = pulumi.runtime.get_root_resource()
     listed = _GROUP_NAMES.setdefault(root, {}) if root is not None else {}
     if cluster_name not in listed:
-        listed_groups = sdk_invoke(PACKAGE, LIST_NODE_GROUPS, {"clusterName": cluster_name})
-        names: list[Any] = listed_groups.get("names") or []
-        listed[cluster_name] = [n for n in names if isinstance(n, str)]
+        listed[cluster_name] = list(aws.eks.get_node_groups(cluster_name=cluster_name).names or [])
     return listed[cluster_name]
 
 
@@ -82,17 +75,13 @@ def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> in
     try:
         names = _group_names(cluster_name)
         for group_name in sorted(n for n in names if pattern.fullmatch(n)):
-            group = sdk_invoke(
-                PACKAGE,
-                DESCRIBE_NODE_GROUP,
-                {"clusterName": cluster_name, "nodeGroupName": group_name},
-            )
+            group = aws.eks.get_node_group(cluster_name=cluster_name, node_group_name=group_name)
             # The prefix may be shared by a longer pool name cut to fit; the tag is ours.
-            tags: dict[str, Any] = group.get("tags") or {}
+            tags = group.tags or {}
             if tags.get(POOL_LABEL) != pool_name:
                 continue
-            configs: list[Any] = group.get("scalingConfigs") or []
-            size = configs[0].get("desiredSize") if configs else None
+            configs = group.scaling_configs or []
+            size: Any = configs[0].desired_size if configs else None
             # Whole numbers arrive as floats from a protobuf Struct.
             if isinstance(size, int | float) and not isinstance(size, bool) and size == int(size):
                 return int(size)

@@ -1,1 +1,4 @@
-"""OKE node pools and cluster add-ons (`pulumi_oci`; only this backend imports it)."""
+"""OKE node pools and cluster add-ons. The only room that imports `pulumi_oci`.
+
+May import: `nodepools.specs`, `nodepools.backends` (the registry), `nodepools.json_values`.
+"""

@@ -1,17 +1,19 @@
-"""OKE's Cluster Autoscaler add-on (`oci:ContainerEngine/addon:Addon`, provider_resource)."""
+"""OKE cluster add-ons (`pulumi_oci.containerengine.Addon`): the Cluster Autoscaler, and the
+GPU device plugins of an AcceleratorStack."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pulumi
-from nodepools.backends.provider_resource import OkeAddon
 from nodepools.specs.pools.oke_autoscaler import (
     OkeClusterAutoscalerArgs,
     addon_configuration,
     nodes_value,
 )
+from pulumi_oci import containerengine
 
 ADDON_NAME = "ClusterAutoscaler"
 
@@ -20,6 +22,30 @@ ADDON_NAME = "ClusterAutoscaler"
 class BuiltAutoscaler:
     nodes: Any  # pulumi.Output[str]
     addon_id: Any  # pulumi.Output[str]
+
+
+def build_addon(
+    name: str,
+    addon_name: str,
+    cluster_id: pulumi.Input[str],
+    configurations: Mapping[str, pulumi.Input[str]],
+    parent: pulumi.Resource,
+    version: str | None = None,
+) -> containerengine.Addon:
+    """One add-on of the cluster, configured key by key (in the order given); removing it
+    removes what it runs (its Deployment or DaemonSet) too."""
+    return containerengine.Addon(
+        name,
+        addon_name=addon_name,
+        cluster_id=cluster_id,
+        version=version,
+        remove_addon_resources_on_delete=True,
+        configurations=[
+            containerengine.AddonConfigurationArgs(key=key, value=value)
+            for key, value in configurations.items()
+        ],
+        opts=pulumi.ResourceOptions(parent=parent),
+    )
 
 
 def build_autoscaler(
@@ -32,18 +58,11 @@ def build_autoscaler(
             [(low, high, i) for (low, high, _), i in zip(bounds, ids, strict=True)]
         )
     )
-    addon = OkeAddon(
+    addon = build_addon(
         f"{name}-addon",
-        {
-            "addonName": ADDON_NAME,
-            "clusterId": spec.cluster_id,
-            # The add-on's Deployment goes with it: nothing of ours is left scaling pools.
-            "removeAddonResourcesOnDelete": True,
-            "configurations": [
-                {"key": c["key"], "value": c["value"]}
-                for c in addon_configuration(spec.addon, nodes)
-            ],
-        },
-        opts=pulumi.ResourceOptions(parent=parent),
+        ADDON_NAME,
+        spec.cluster_id,
+        {c["key"]: c["value"] for c in addon_configuration(spec.addon, nodes)},
+        parent,
     )
     return BuiltAutoscaler(nodes=nodes, addon_id=addon.id)

@@ -1,4 +1,5 @@
-"""Oracle Kubernetes Engine node pools (`oci:ContainerEngine/nodePool:NodePool`), taints through cloud-init user data."""
+"""Oracle Kubernetes Engine node pools (`pulumi_oci.containerengine.NodePool`), taints
+through cloud-init user data."""
 
 from __future__ import annotations
 
@@ -6,13 +7,13 @@ import base64
 
 import pulumi
 from nodepools.backends import BuiltPool
-from nodepools.backends.provider_resource import OkeNodePool, present
 from nodepools.specs.catalog.accelerators import is_flex
 from nodepools.specs.clusters.capabilities import cloud_node_taints
 from nodepools.specs.core.labels import MAX_NODES_TAG, MIN_NODES_TAG, POOL_LABEL
 from nodepools.specs.core.taints import Taint
 from nodepools.specs.pools.node_settings import OKE_SCRIPT_EOF
 from nodepools.specs.pools.resolve import ResolvedPool
+from pulumi_oci import containerengine
 
 # OKE's documented custom cloud-init: fetch the node init script from instance metadata
 # and run it, here with extra kubelet arguments. NodePool has no taint field, so this
@@ -119,62 +120,67 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     cluster = pool.cluster
     # Preemptible capacity is OCI's spot: reclaimed at short notice, no bid price.
     preemptible = (
-        {"preemptionAction": {"type": "TERMINATE", "isPreserveBootVolume": False}}
+        containerengine.NodePoolNodeConfigDetailsPlacementConfigPreemptibleNodeConfigArgs(
+            preemption_action=containerengine.NodePoolNodeConfigDetailsPlacementConfigPreemptibleNodeConfigPreemptionActionArgs(
+                type="TERMINATE", is_preserve_boot_volume=False
+            )
+        )
         if pool.spot is not None
         else None
     )
     reservations = pool.capacity_reservation.ids if pool.capacity_reservation else None
-    node_pool = OkeNodePool(
+    node_pool = containerengine.NodePool(
         f"{name}-node-pool",
-        {
-            "clusterId": cluster.cluster_id,
-            "compartmentId": cluster.compartment_id,
-            "name": pool.pool_name,
-            "nodeShape": pool.instance_type,
-            "kubernetesVersion": cluster.kubernetes_version,
-            "nodeShapeConfig": present(ocpus=pool.ocpus, memoryInGbs=pool.memory_gb)
-            if is_flex(pool.instance_type) and (pool.ocpus or pool.memory_gb)
-            else None,
-            "nodeConfigDetails": present(
-                size=pool.min_nodes,
-                kmsKeyId=pool.boot_volume.kms_key_id if pool.boot_volume else None,
-                placementConfigs=[
-                    present(
-                        availabilityDomain=placement.availability_domain,
-                        subnetId=placement.subnet_id,
-                        preemptibleNodeConfig=preemptible,
-                        # One reservation per placement (availability domain), in order.
-                        capacityReservationId=reservations[index] if reservations else None,
-                    )
-                    for index, placement in enumerate(cluster.placements)
-                ],
-            ),
-            "nodeSourceDetails": present(
-                sourceType="IMAGE",
-                imageId=cluster.image_id,
-                # The OCI SDK types the size as a string.
-                bootVolumeSizeInGbs=str(pool.boot_volume_gb) if pool.boot_volume_gb else None,
-            ),
-            "nodePoolCyclingDetails": {
-                "isNodeCyclingEnabled": True,
-                # OKE takes a count or a percentage, as a string.
-                "maximumUnavailable": str(pool.update.max_unavailable)
-                if pool.update.max_unavailable is not None
-                else f"{pool.update.max_unavailable_percent}%",
-            }
-            if pool.update
-            else None,
-            "initialNodeLabels": [
-                {"key": key, "value": value} for key, value in pool.labels.items()
+        cluster_id=cluster.cluster_id,
+        compartment_id=cluster.compartment_id,
+        name=pool.pool_name,
+        node_shape=pool.instance_type,
+        kubernetes_version=cluster.kubernetes_version,
+        node_shape_config=containerengine.NodePoolNodeShapeConfigArgs(
+            ocpus=pool.ocpus, memory_in_gbs=pool.memory_gb
+        )
+        if is_flex(pool.instance_type) and (pool.ocpus or pool.memory_gb)
+        else None,
+        node_config_details=containerengine.NodePoolNodeConfigDetailsArgs(
+            size=pool.min_nodes,
+            kms_key_id=pool.boot_volume.kms_key_id if pool.boot_volume else None,
+            placement_configs=[
+                containerengine.NodePoolNodeConfigDetailsPlacementConfigArgs(
+                    availability_domain=placement.availability_domain,
+                    subnet_id=placement.subnet_id,
+                    preemptible_node_config=preemptible,
+                    # One reservation per placement (availability domain), in order.
+                    capacity_reservation_id=reservations[index] if reservations else None,
+                )
+                for index, placement in enumerate(cluster.placements)
             ],
-            "nodeMetadata": node_metadata(pool),
-            # OKE pools have only a size; the bounds are kept where the cluster
-            # autoscaler's configuration and our policies can read them.
-            "freeformTags": {
-                POOL_LABEL: pool.pool_name,
-                MIN_NODES_TAG: str(pool.min_nodes),
-                MAX_NODES_TAG: str(pool.max_nodes),
-            },
+        ),
+        node_source_details=containerengine.NodePoolNodeSourceDetailsArgs(
+            source_type="IMAGE",
+            image_id=cluster.image_id,
+            # The OCI SDK types the size as a string.
+            boot_volume_size_in_gbs=str(pool.boot_volume_gb) if pool.boot_volume_gb else None,
+        ),
+        node_pool_cycling_details=containerengine.NodePoolNodePoolCyclingDetailsArgs(
+            is_node_cycling_enabled=True,
+            # OKE takes a count or a percentage, as a string.
+            maximum_unavailable=str(pool.update.max_unavailable)
+            if pool.update.max_unavailable is not None
+            else f"{pool.update.max_unavailable_percent}%",
+        )
+        if pool.update
+        else None,
+        initial_node_labels=[
+            containerengine.NodePoolInitialNodeLabelArgs(key=key, value=value)
+            for key, value in pool.labels.items()
+        ],
+        node_metadata=node_metadata(pool),
+        # OKE pools have only a size; the bounds are kept where the cluster autoscaler's
+        # configuration and our policies can read them.
+        freeform_tags={
+            POOL_LABEL: pool.pool_name,
+            MIN_NODES_TAG: str(pool.min_nodes),
+            MAX_NODES_TAG: str(pool.max_nodes),
         },
         opts=pulumi.ResourceOptions(
             parent=parent,
