@@ -122,7 +122,9 @@ def plan_stack(
             if registered == 0
             else f"{registered} resources were registered before it failed"
         )
-        return PlanResult(stack, exc.capture, error=f"The program failed; {outcome}.\n{message}")
+        return PlanResult(
+            stack, exc.capture, error=f"{project.program}: the program failed; {outcome}\n{message}"
+        )
     capture.plan_context = dict(context or {})
     result = PlanResult(stack, capture)
     for build in SECTIONS:
