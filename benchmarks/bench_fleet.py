@@ -1,20 +1,19 @@
-"""Fleet plan: N generated pools planned offline, against the same registrations made directly.
+"""Fleet plan: N generated pools planned offline, against the provider-SDK floor.
 
-For each fleet, three fresh processes:
+For each fleet, two fresh processes:
 
-- plan: `deploy_fleet(config)` under `nodepools.offline.run` (Pulumi's mock monitor,
-  every registration captured), timed cold (the first plan in the process, which pays
-  the one-off lazy imports of the cloud SDK modules a real `plan` pays too) and warm
-  (best of the following plans in the same process);
-- the two floors of `benchmarks/floors.py`, the captured registrations made again with
-  no library code: `raw` (bare Pulumi SDK resources: the registration floor the targets
-  are measured against) and `sdk` (the provider SDK classes a hand-written program would
-  use, which shows what the provider SDKs themselves cost on top of the raw floor).
+- plan: `deploy_fleet(config)` under `nodepools.offline.run` (Pulumi's mock monitor, every
+  registration captured), timed cold (the first plan in the process, which imports the
+  library as a user's program does) and warm (best of the following plans in the process);
+- floor: the captured registrations made again the way a hand-written program makes them,
+  through the typed provider SDK classes (`benchmarks/floors.py`), timed the same way (its
+  cold run imports the provider SDK modules it uses).
 
-Targets (issue 19): a mixed fleet of 120 pools (EKS MachinePools and GpuSpotPools, OKE
-pools, Karpenter pools) <= 1.3x the raw floor cold and <= 1.15x warm; cost linear in N
-from 10 to 2,000 pools (the fitted exponent of warm CPU time in N). Peak memory is each
-child's `ru_maxrss` right after its first (cold) run.
+Targets: the mixed fleet (120 EKS MachinePools and GpuSpotPools, OKE pools and Karpenter
+pools) plans in <= 1.15x the floor, cold and warm, counted in instructions when valgrind is
+installed (`benchmarks/instructions.py`), timed otherwise; and the cost stays linear in N
+from 10 to 2,000 pools of every kind (the fitted exponent of warm CPU time in N <= 1.1).
+Peak memory is each child's `ru_maxrss` right after its first (cold) run.
 """
 
 from __future__ import annotations
@@ -29,44 +28,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .floors import FLOORS, check_same, floor_program
+from .floors import check_same, floor_program, plan_records
 from .harness import Row, Section, Table, emit, fmt_seconds, median, peak_rss_mb, run_child
+from .instructions import have_valgrind
+from .instructions import measure as count_instructions
+from .programs import MIXED_KINDS, MIXED_POOLS, plan_program
 
-# The fleet a user reported (issue 19): pools of these kinds, in one program.
-MIXED_KINDS = (
-    "EKS MachinePool",
-    "EKS GpuSpotPool",
-    "OKE MachinePool",
-    "OKE GpuSpotPool",
-    "KarpenterNodePool",
-)
-MIXED_POOLS = 120
+MODES = ("plan", "floor")
 MIXED_ROUNDS = 5
 # Runs in each process of the mixed fleet: one cold, then warm ones (the best counts).
 MIXED_REPEATS = 4
-COLD_TARGET = 1.3
-WARM_TARGET = 1.15
+PLAN_TARGET = 1.15  # plan / provider-SDK floor, cold and warm
 # Sizes of the every-kind fleet over which the cost must stay linear.
 SIZES = (10, 50, 200, 1000, 2000)
 QUICK_SIZES = (4, 8)
 EXPONENT_TARGET = 1.1
-
-
-def _records(capture: Any) -> list[dict[str, Any]]:
-    return [
-        {
-            "urn": r.urn,
-            "type": r.type,
-            "name": r.name,
-            "custom": r.custom,
-            "parent": r.parent,
-            "inputs": r.inputs,
-            "dependencies": list(r.dependencies),
-            "options": dict(r.options),
-            "outputs": capture.component_outputs.get(r.urn, {}) if not r.custom else {},
-        }
-        for r in capture.resources
-    ]
 
 
 def _timed_runs(program, repeats: int) -> dict[str, Any]:
@@ -98,21 +74,17 @@ def _timed_runs(program, repeats: int) -> dict[str, Any]:
     return result
 
 
-def child_plan(
-    pool_count: int, repeats: int, records_path: Path, kinds: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    from nodepools.fleet.deploy import deploy_fleet
+def child_plan(repeats: int, config_path: Path, records_path: Path) -> dict[str, Any]:
+    """Plan the fleet config of `config_path` cold and warm; its registrations go to
+    `records_path` for the floor."""
+    import nodepools.offline  # noqa: F401  (the engine, imported before timing, as in the floor)
 
-    from benchmarks.fleet_generator import generate_fleet
-
-    config, counts = generate_fleet(pool_count, **(kinds or {}))
+    config = json.loads(config_path.read_text())
     rss_before = peak_rss_mb()
-    timings = _timed_runs(lambda: deploy_fleet(config), repeats)
-    records = _records(timings.pop("capture"))
+    timings = _timed_runs(plan_program(config), repeats)
+    records = plan_records(timings.pop("capture"))
     records_path.write_text(json.dumps(records))
     return {
-        "pools": pool_count,
-        "kinds": counts,
         "registrations": len(records),
         "components": sum(1 for r in records if not r["custom"]),
         "rss_before_mb": rss_before,
@@ -120,35 +92,32 @@ def child_plan(
     }
 
 
-def child_floor(floor: str, repeats: int, records_path: Path) -> dict[str, Any]:
-    import nodepools.offline  # noqa: F401  (imported before timing, as in the plan child)
+def child_floor(repeats: int, records_path: Path) -> dict[str, Any]:
+    """Replay the floor of the records of `records_path` cold and warm, and check that it
+    registered exactly those."""
+    import nodepools.offline  # noqa: F401  (the engine, imported before timing, as in the plan)
 
     records = json.loads(records_path.read_text())
     rss_before = peak_rss_mb()
-    timings = _timed_runs(floor_program(records, floor), repeats)
+    timings = _timed_runs(floor_program(records), repeats)
     check_same(records, timings.pop("capture"))
     return {"registrations": len(records), "rss_before_mb": rss_before, **timings}
 
 
-def measure(
-    pool_count: int, repeats: int, kinds: dict[str, Any] | None = None, floors=FLOORS
-) -> dict[str, Any]:
-    """Plan and each floor in fresh processes; `kinds` narrows the fleet (see generate_fleet)."""
+def measure(pool_count: int, repeats: int, kinds: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The plan and its floor in fresh processes; `kinds` narrows the fleet (see
+    generate_fleet)."""
+    from .fleet_generator import generate_fleet
+
+    config, counts = generate_fleet(pool_count, **(kinds or {}))
     with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp:
-        records = Path(tmp) / "records.json"
+        config_path, records = Path(tmp) / "config.json", Path(tmp) / "records.json"
+        config_path.write_text(json.dumps(config))
         common = ["-m", "benchmarks.bench_fleet", "--repeats", str(repeats)]
-        result = {
-            "plan": run_child(
-                [
-                    *common,
-                    *("--child", "plan", "--n", str(pool_count), "--records", str(records)),
-                    *("--kinds", json.dumps(kinds or {})),
-                ]
-            )
-        }
-        for floor in floors:
-            result[floor] = run_child([*common, "--child", floor, "--records", str(records)])
-    return result
+        files = ["--config", str(config_path), "--records", str(records)]
+        plan = run_child([*common, "--child", "plan", *files])
+        floor = run_child([*common, "--child", "floor", *files])
+    return {"plan": {"pools": pool_count, "kinds": counts, **plan}, "floor": floor}
 
 
 def _warm(timings: dict[str, Any], kind: str = "") -> float:
@@ -180,113 +149,81 @@ def _best_of(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _mixed(quick: bool, repeats: int) -> tuple[list[Row], dict[str, Any]]:
-    """The user's fleet: 120 pools of the mixed kinds, cold and warm, against both floors.
+    """The mixed fleet, cold and warm, against its floor.
 
-    Plan and floors run in alternation, several rounds of fresh processes (plan, raw floor,
-    SDK floor, plan, ...). Each ratio is taken within a round, between processes that ran
-    next to each other under the same load, and the median of the rounds is reported with
-    their range: one lucky or unlucky process on a shared machine (10% either way) then
-    moves the figure by nothing, where a best-of-all-rounds ratio moved with it."""
+    Plan and floor run in alternation, several rounds of fresh processes (plan, floor,
+    plan, ...). Each ratio is taken within a round, between processes that ran next to each
+    other under the same load, and the median of the rounds is reported with their range:
+    one lucky or unlucky process on a shared machine then moves the figure by nothing, where
+    a best-of-all-rounds ratio would move with it."""
     pools = 10 if quick else MIXED_POOLS
     kinds = {"only": list(MIXED_KINDS), "extras": []}
     repeats = repeats if quick else MIXED_REPEATS
     rounds = [measure(pools, repeats, kinds) for _ in range(1 if quick else MIXED_ROUNDS)]
     result = _best_of(rounds)
-    plan, raw, sdk = result["plan"], result["raw"], result["sdk"]
+    plan, floor = result["plan"], result["floor"]
 
-    def ratio(top: str, bottom: str, phase: str) -> tuple[float, float, float]:
+    def ratio(phase: str) -> tuple[float, float, float]:
         values = sorted(
-            (r[top]["cold_s"] / r[bottom]["cold_s"])
+            (r["plan"]["cold_s"] / r["floor"]["cold_s"])
             if phase == "cold"
-            else _warm(r[top], "cpu_") / _warm(r[bottom], "cpu_")
+            else _warm(r["plan"], "cpu_") / _warm(r["floor"], "cpu_")
             for r in rounds
         )
         return median(values), values[0], values[-1]
 
-    cold_raw, cold_low, cold_high = ratio("plan", "raw", "cold")
-    warm_raw, warm_low, warm_high = ratio("plan", "raw", "warm")
-    cold_sdk, warm_sdk = ratio("plan", "sdk", "cold")[0], ratio("plan", "sdk", "warm")[0]
-    sdk_cold, sdk_warm = ratio("sdk", "raw", "cold")[0], ratio("sdk", "raw", "warm")[0]
+    cold, cold_low, cold_high = ratio("cold")
+    warm, warm_low, warm_high = ratio("warm")
     result["ratios"] = {
-        "cold_raw": [cold_raw, cold_low, cold_high],
-        "warm_raw": [warm_raw, warm_low, warm_high],
+        "cold": [cold, cold_low, cold_high],
+        "warm": [warm, warm_low, warm_high],
         "rounds": len(rounds),
     }
     spread = f"median of {len(rounds)} rounds"
-    counted = _instruction_ratios(pools) if not quick else None
+    counted = None if quick or not have_valgrind() else count_instructions(pools)
     if counted is not None:
         result["instructions"] = counted
     what = f"mixed fleet of {pools} pools ({plan['registrations']} registrations)"
     timed_cold = (
-        f"{cold_raw:.2f}x ({spread}, {cold_low:.2f}x to {cold_high:.2f}x; best "
-        f"{fmt_seconds(plan['cold_s'])} vs {fmt_seconds(raw['cold_s'])})"
+        f"{cold:.2f}x ({spread}, {cold_low:.2f}x to {cold_high:.2f}x; best "
+        f"{fmt_seconds(plan['cold_s'])} vs {fmt_seconds(floor['cold_s'])})"
     )
     timed_warm = (
-        f"{warm_raw:.2f}x ({spread}, {warm_low:.2f}x to {warm_high:.2f}x; best "
-        f"{fmt_seconds(_warm(plan, 'cpu_'))} vs {fmt_seconds(_warm(raw, 'cpu_'))})"
+        f"{warm:.2f}x ({spread}, {warm_low:.2f}x to {warm_high:.2f}x; best "
+        f"{fmt_seconds(_warm(plan, 'cpu_'))} vs {fmt_seconds(_warm(floor, 'cpu_'))})"
     )
+    target = f"<= {PLAN_TARGET}x"
+    cold_label = f"{what}, cold (fresh process): plan / provider-SDK floor"
+    warm_label = f"{what}, warm: plan / provider-SDK floor"
     if counted is None:  # no valgrind: the timed ratios decide
-        rows = [
-            Row(
-                f"{what}, cold (fresh process): plan / raw floor",
-                timed_cold,
-                f"<= {COLD_TARGET}x",
-                cold_raw <= COLD_TARGET,
-            ),
-            Row(
-                f"{what}, warm CPU: plan / raw floor",
-                timed_warm,
-                f"<= {WARM_TARGET}x",
-                warm_raw <= WARM_TARGET,
-            ),
-        ]
-    else:
-        plan_i, raw_i = counted["plan"], counted["raw"]
-        rows = [
-            Row(
-                f"{what}, cold (fresh process): plan / raw floor, in instructions",
-                f"{counted['plan/raw cold']:.2f}x ({plan_i['cold'] / 1e6:,.0f} M vs "
-                f"{raw_i['cold'] / 1e6:,.0f} M)",
-                f"<= {COLD_TARGET}x",
-                counted["plan/raw cold"] <= COLD_TARGET,
-            ),
-            Row(
-                f"{what}, warm: plan / raw floor, in instructions",
-                f"{counted['plan/raw warm']:.2f}x ({plan_i['warm'] / 1e6:,.0f} M vs "
-                f"{raw_i['warm'] / 1e6:,.0f} M)",
-                f"<= {WARM_TARGET}x",
-                counted["plan/raw warm"] <= WARM_TARGET,
-            ),
-            Row(f"{what}, cold, timed: plan / raw floor", timed_cold),
-            Row(f"{what}, warm CPU, timed: plan / raw floor", timed_warm),
-        ]
-    rows += [
+        return [
+            Row(f"{cold_label}, timed", timed_cold, target, cold <= PLAN_TARGET),
+            Row(f"{warm_label}, CPU time", timed_warm, target, warm <= PLAN_TARGET),
+        ], result
+    plan_i, floor_i = counted["plan"], counted["floor"]
+
+    def counted_value(phase: str) -> str:
+        return (
+            f"{counted[f'plan/floor {phase}']:.3f}x ({plan_i[phase] / 1e6:,.0f} M vs "
+            f"{floor_i[phase] / 1e6:,.0f} M)"
+        )
+
+    return [
         Row(
-            f"{what}: plan / provider-SDK floor, cold and warm CPU",
-            f"{cold_sdk:.2f}x and {warm_sdk:.2f}x (SDK floor {fmt_seconds(sdk['cold_s'])} cold, "
-            f"{fmt_seconds(_warm(sdk, 'cpu_'))} warm)",
+            f"{cold_label}, in instructions",
+            counted_value("cold"),
+            target,
+            counted["plan/floor cold"] <= PLAN_TARGET,
         ),
         Row(
-            f"{what}: provider SDK classes / raw floor (the SDKs' own cost), cold and warm CPU",
-            f"{sdk_cold:.2f}x and {sdk_warm:.2f}x",
+            f"{warm_label}, in instructions",
+            counted_value("warm"),
+            target,
+            counted["plan/floor warm"] <= PLAN_TARGET,
         ),
-    ]
-    return rows, result
-
-
-def _instruction_ratios(pools: int) -> dict[str, Any] | None:
-    """The mixed fleet's cold and warm ratios to the raw floor in instructions
-    (`benchmarks.instructions`), or None without valgrind.
-
-    They decide the targets when they can be counted: on the project's shared 2-core
-    machine the timed ratio of the very same code moved from 1.06x to 1.18x between two
-    runs ten minutes apart (each the median of five interleaved rounds), more than the
-    margins being judged, while an instruction count does not move with the load. The
-    timed ratios are reported beside them."""
-    from .instructions import have_valgrind
-    from .instructions import measure as count_instructions
-
-    return count_instructions(pools, floors=("raw",)) if have_valgrind() else None
+        Row(f"{cold_label}, timed", timed_cold),
+        Row(f"{warm_label}, CPU time", timed_warm),
+    ], result
 
 
 def section(quick: bool) -> Section:
@@ -298,26 +235,26 @@ def section(quick: bool) -> Section:
     mixed_rows, mixed = _mixed(quick, repeats)
     # The largest sizes plan once warm after the cold run: enough for a slope, and the
     # benchmark stays minutes, not tens of minutes.
-    results = {n: measure(n, repeats if n <= 200 else 2, floors=("raw",)) for n in sizes}
+    results = {n: measure(n, repeats if n <= 200 else 2) for n in sizes}
 
     table_rows = []
     per_registration_cpu: dict[int, float] = {}
     plan_cpu: dict[int, float] = {}
     warm_ratios: dict[int, float] = {}
     for n, result in results.items():
-        plan, raw = result["plan"], result["raw"]
+        plan, floor = result["plan"], result["floor"]
         registrations = plan["registrations"]
         plan_cpu[n] = _warm(plan, "cpu_")
         per_registration_cpu[n] = plan_cpu[n] / registrations
-        warm_ratios[n] = plan_cpu[n] / _warm(raw, "cpu_")
+        warm_ratios[n] = plan_cpu[n] / _warm(floor, "cpu_")
         table_rows.append(
             [
                 str(n),
                 str(registrations),
                 f"{fmt_seconds(plan['cold_s'])} / {fmt_seconds(_warm(plan))}",
-                f"{fmt_seconds(raw['cold_s'])} / {fmt_seconds(_warm(raw))}",
-                f"{fmt_seconds(plan_cpu[n])} / {fmt_seconds(_warm(raw, 'cpu_'))}",
-                f"{plan['cold_s'] / raw['cold_s']:.2f}x",
+                f"{fmt_seconds(floor['cold_s'])} / {fmt_seconds(_warm(floor))}",
+                f"{fmt_seconds(plan_cpu[n])} / {fmt_seconds(_warm(floor, 'cpu_'))}",
+                f"{plan['cold_s'] / floor['cold_s']:.2f}x",
                 f"{warm_ratios[n]:.2f}x",
                 f"{per_registration_cpu[n] * 1e6:,.0f} µs",
                 f"{plan['rss_mb']:.0f} MB",
@@ -331,7 +268,7 @@ def section(quick: bool) -> Section:
     rows = [
         *mixed_rows,
         Row(
-            f"every-kind fleet, warm CPU: plan / raw floor (worst of N={sizes_text})",
+            f"every-kind fleet, warm CPU: plan / provider-SDK floor (worst of N={sizes_text})",
             f"{max(warm_ratios.values()):.2f}x",
         ),
         Row(
@@ -351,13 +288,14 @@ def section(quick: bool) -> Section:
     ]
     detail = Table(
         "Every-kind fleet by size (plan = `deploy_fleet` under `nodepools.offline.run`; "
-        "raw floor = the same registrations as bare SDK resources under the same monitor)",
+        "floor = the same registrations through the typed provider SDK classes, under the "
+        "same monitor)",
         [
             "N pools",
             "registrations",
             "plan wall cold / warm",
-            "raw floor wall cold / warm",
-            "CPU warm plan / raw",
+            "floor wall cold / warm",
+            "CPU warm plan / floor",
             "ratio cold",
             "ratio warm (CPU)",
             "plan CPU per registration",
@@ -378,13 +316,13 @@ def section(quick: bool) -> Section:
         notes=[
             f"Mixed fleet: {', '.join(MIXED_KINDS)}, dealt round-robin. Every-kind fleet at "
             f"N={largest}: {kinds}.",
-            "Cold = the first plan in a fresh process (its lazy imports included); warm = "
-            "best of the plans that follow it. CPU time counts every thread of the process "
-            "and is the steadier number on a shared machine.",
-            "Floors (benchmarks/floors.py): raw = bare Pulumi SDK resources of a one-line "
-            "subclass (so the SDK's per-registration stack walk runs, as for every real "
-            "resource); provider SDK = the typed classes of pulumi_aws / pulumi_oci / "
-            "pulumi_kubernetes. Both are checked to register exactly the plan's inputs.",
+            "Cold = the first plan in a fresh process (the library's imports included, as "
+            "the floor's cold run includes the provider SDKs'); warm = best of the plans "
+            "that follow it. CPU time counts every thread of the process and is the steadier "
+            "number on a shared machine.",
+            "Floor (benchmarks/floors.py): the plan's registrations made as a hand-written "
+            "program makes them, through the typed classes of pulumi_aws / pulumi_oci / "
+            "pulumi_kubernetes, checked to register exactly the plan's inputs and options.",
         ],
     )
 
@@ -415,37 +353,37 @@ def _by_kind(found: Any, repeats: int) -> Table:
     rows = []
     for label, kinds in groups:
         result = measure(KIND_POOLS, repeats, kinds)
-        plan, raw, sdk = result["plan"], result["raw"], result["sdk"]
+        plan, floor = result["plan"], result["floor"]
         registrations = plan["registrations"]
         rows.append(
             [
                 label,
                 str(registrations),
                 f"{_warm(plan, 'cpu_') / registrations * 1e6:,.0f} µs",
-                f"{_warm(sdk, 'cpu_') / registrations * 1e6:,.0f} µs",
-                f"{_warm(raw, 'cpu_') / registrations * 1e6:,.0f} µs",
-                f"{_warm(plan, 'cpu_') / _warm(raw, 'cpu_'):.2f}x",
+                f"{_warm(floor, 'cpu_') / registrations * 1e6:,.0f} µs",
+                f"{_warm(plan, 'cpu_') / _warm(floor, 'cpu_'):.2f}x",
             ]
         )
     return Table(
         f"Overhead by kind ({KIND_POOLS} pools of one kind, warm CPU time per registration)",
-        ["kind", "registrations", "plan", "provider SDK floor", "raw floor", "plan / raw"],
+        ["kind", "registrations", "plan", "provider-SDK floor", "plan / floor"],
         rows,
     )
 
 
 def _main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--child", choices=("plan", *FLOORS))
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--child", choices=MODES)
     parser.add_argument("--n", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--config", type=Path)
     parser.add_argument("--records", type=Path)
     parser.add_argument("--kinds", type=json.loads, default={}, help='{"only": [labels]}')
     args = parser.parse_args(argv)
     if args.child == "plan":
-        emit(child_plan(args.n, args.repeats, args.records, args.kinds))
-    elif args.child in FLOORS:
-        emit(child_floor(args.child, args.repeats, args.records))
+        emit(child_plan(args.repeats, args.config, args.records))
+    elif args.child == "floor":
+        emit(child_floor(args.repeats, args.records))
     else:
         result = measure(args.n, args.repeats, args.kinds)
         print(json.dumps(result, indent=2))

@@ -1,25 +1,31 @@
-"""The registration floors a plan is measured against: the same registrations, made directly.
+"""The floors the plan and first use are measured against: what a user's own program costs.
 
-A plan records every registration (type, name, parent, inputs, component outputs). A floor
-program registers exactly those again, with no library code in between, in one of two ways:
+The fleet floor: a plan records every registration (type, name, parent, inputs, options,
+dependencies, component outputs), and `floor_program` registers exactly those again the way
+a hand-written program does, with no library code in between:
 
-- `raw`: each resource as a bare `pulumi.CustomResource` / `pulumi.ComponentResource`
-  subclass with the recorded type token and inputs: the cost of the Pulumi SDK alone.
-  The subclass matters: the SDK walks the call stack of every registration to record its
-  source position, starting below the third `__init__` (Resource, CustomResource, the
-  concrete class). A bare `CustomResource(...)` call has no third `__init__`, so the SDK
-  skips the walk, which no real resource (generated provider class or user component)
-  does; a one-line subclass, like every generated class, keeps the floor honest.
-- `sdk`: each custom resource through its provider SDK class (`pulumi_aws.eks.NodeGroup`,
-  `pulumi_oci.containerengine.NodePool`, `pulumi_kubernetes.apiextensions.CustomResource`,
-  ...), the way a hand-written program registers it; components as in `raw`. This adds the
-  provider SDKs' own per-resource cost (typed args, typed outputs resolved per property)
-  and, in a fresh process, their imports.
+- each provider resource through its typed provider SDK class (`pulumi_aws.eks.NodeGroup`,
+  `pulumi_oci.containerengine.NodePool`, `pulumi_kubernetes.core.v1.Namespace`, ...), and
+  each custom resource of a CRD (Karpenter's, Kueue's) through
+  `pulumi_kubernetes.apiextensions.CustomResource`, with the options the plan gave it; the
+  class's module is imported by the first registration of its type, as a program's imports
+  would load it, so a cold floor pays the SDK imports a cold plan pays;
+- what no provider SDK makes (a dynamic provider's resource, the components) as a one-line
+  subclass of `pulumi.CustomResource` / `pulumi.ComponentResource`. The subclass matters: the
+  SDK walks the call stack of every registration from the third `__init__` up (Resource,
+  CustomResource, the concrete class), which every real resource has and a bare
+  `CustomResource(...)` call does not.
 
-Both make the same registrations as the plan, options included: parent, the dependencies
-(as `depends_on`), aliases, ignore/replace-on changes, provider version and the rest; and
-both check that what they registered is what the plan registered (inputs and options,
-resource by resource), so a floor can never be cheaper because it registered less.
+The only work a hand-written program would not do is finding the class of a type token and
+the SDK's Python name of each top-level input, both once per type, then renaming the
+inputs of each resource (a dict comprehension). `check_same` proves the floor registered
+exactly what the plan registered (inputs and options, resource by resource), so the floor
+can never be cheaper because it registered less.
+
+First use and import are measured against statements: `import pulumi, pydantic` (the
+baseline of `import nodepools`) and the same plus one pydantic model of one field defined
+and built (the floor of first use: what any library whose arguments are pydantic models
+pays before any model of its own).
 """
 
 from __future__ import annotations
@@ -29,7 +35,18 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-FLOORS = ("raw", "sdk")
+# `import nodepools` is measured against this.
+BASELINE = "import pulumi, pydantic"
+
+# First use is measured against this: pydantic's model machinery imported and one model of
+# one field defined and built.
+ONE_MODEL = """\
+import pulumi, pydantic
+from pydantic import BaseModel
+class Args(BaseModel):
+    replicas: int = 0
+Args(replicas=1)
+"""
 
 # Kubernetes API groups whose pulumi_kubernetes module is named differently.
 _K8S_MODULES = {
@@ -45,43 +62,63 @@ _K8S_MODULES = {
 }
 
 
+def plan_records(capture: Any) -> list[dict[str, Any]]:
+    """A plan's registrations as the floor replays them (JSON-serialisable)."""
+    return [
+        {
+            "urn": r.urn,
+            "type": r.type,
+            "name": r.name,
+            "custom": r.custom,
+            "parent": r.parent,
+            "inputs": r.inputs,
+            "dependencies": list(r.dependencies),
+            "options": dict(r.options),
+            "outputs": capture.component_outputs.get(r.urn, {}) if not r.custom else {},
+        }
+        for r in capture.resources
+    ]
+
+
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-def _sdk_constructor(token: str) -> Callable[..., Any] | None:
-    """The provider SDK class for a type token, or None where it is not a provider type
-    (dynamic resources register as bare CustomResources in every SDK)."""
+def _sdk_class(token: str) -> tuple[str, Any]:
+    """How a program makes a resource of type `token`: ("typed", its provider SDK class),
+    ("crd", pulumi_kubernetes' class for the custom resources of a CRD) or ("none", None)
+    for a type of no provider SDK; the class's module imported, as a program's imports
+    would import it."""
     package, module_path, class_name = token.split(":")
     if package == "kubernetes":
         group, _, version = module_path.rpartition("/")
         module_name = _K8S_MODULES.get(group)
-        if module_name is None:  # a custom resource of a CRD (Karpenter, Kueue, ...)
-            return None
+        if module_name is None:
+            from pulumi_kubernetes.apiextensions import CustomResource
+
+            return "crd", CustomResource
         module = importlib.import_module(f"pulumi_kubernetes.{module_name}.{version}")
-        return getattr(module, class_name)
+        return "typed", getattr(module, class_name)
     if package not in ("aws", "oci"):
-        return None
+        return "none", None
     module = importlib.import_module(f"pulumi_{package}.{module_path.split('/')[0].lower()}")
-    return getattr(module, class_name)
+    return "typed", getattr(module, class_name)
 
 
-def _sdk_kwargs(constructor: Any, inputs: dict[str, Any]) -> dict[str, Any]:
+def _python_names(sdk_class: Any) -> dict[str, str]:
+    """The SDK's Python name of each top-level input, by the engine's (camelCase) name."""
     from pulumi import _types
 
-    module = importlib.import_module(constructor.__module__)
-    args_class = getattr(module, f"{constructor.__name__}Args", None) or getattr(
-        module, f"{constructor.__name__}InitArgs", None
+    module = importlib.import_module(sdk_class.__module__)
+    args_class = getattr(module, f"{sdk_class.__name__}Args", None) or getattr(
+        module, f"{sdk_class.__name__}InitArgs", None
     )
-    names = (
-        {
-            pulumi: python
-            for python, pulumi in _types.input_type_py_to_pulumi_names(args_class).items()
-        }
-        if args_class is not None
-        else {}
-    )
-    return {names.get(key) or _snake(key): value for key, value in inputs.items()}
+    if args_class is None:
+        return {}
+    return {
+        pulumi: python
+        for python, pulumi in _types.input_type_py_to_pulumi_names(args_class).items()
+    }
 
 
 def _options(record: dict[str, Any], created: dict[str, Any], typed: bool = False) -> Any:
@@ -104,7 +141,7 @@ def _options(record: dict[str, Any], created: dict[str, Any], typed: bool = Fals
             continue
         unsupported = set(spec) - {"name", "type", "parentUrn"}
         if unsupported or spec.get("parentUrn"):
-            raise NotImplementedError(f"alias form {spec} is not replayed by the floors")
+            raise NotImplementedError(f"alias form {spec} is not replayed by the floor")
         # Only the fields the spec names: an Alias field left out means "the resource's own".
         fields = {"name": spec.get("name"), "type_": spec.get("type")}
         aliases.append(pulumi.Alias(**{key: value for key, value in fields.items() if value}))
@@ -143,36 +180,45 @@ def _dependency_order(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return ordered
 
 
-def floor_program(records: list[dict[str, Any]], floor: str) -> Callable[[], None]:
-    """A Pulumi program that registers `records` again directly (see the module docstring)."""
+def floor_program(records: list[dict[str, Any]]) -> Callable[[], None]:
+    """A Pulumi program that registers `records` again as a hand-written program would
+    (see the module docstring)."""
     import pulumi
 
-    class RawCustom(pulumi.CustomResource):
+    class FloorCustom(pulumi.CustomResource):
         def __init__(self, t: str, name: str, props: dict, opts: Any) -> None:
             super().__init__(t, name, props, opts)
 
-    class RawComponent(pulumi.ComponentResource):
+    class FloorComponent(pulumi.ComponentResource):
         def __init__(self, t: str, name: str, props: dict, opts: Any) -> None:
             super().__init__(t, name, props, opts)
+
+    # By type token, filled by the first registration of each type: how it is made, its
+    # class and the Python names of its inputs.
+    classes: dict[str, tuple[str, Any, dict[str, str]]] = {}
 
     def register_custom(record: dict[str, Any], created: dict[str, Any]) -> pulumi.Resource:
+        token = record["type"]
+        found = classes.get(token)
+        if found is None:
+            kind, sdk_class = _sdk_class(token)
+            names = _python_names(sdk_class) if kind == "typed" else {}
+            found = classes[token] = (kind, sdk_class, names)
+        kind, sdk_class, names = found
         inputs = dict(record["inputs"])
-        constructor = _sdk_constructor(record["type"]) if floor == "sdk" else None
-        opts = _options(record, created, typed=constructor is not None)
-        if constructor is not None:
-            return constructor(record["name"], opts=opts, **_sdk_kwargs(constructor, inputs))
-        if floor == "sdk" and record["type"].startswith("kubernetes:"):
-            from pulumi_kubernetes.apiextensions import CustomResource
-
-            return CustomResource(
+        if kind == "typed":
+            kwargs = {names.get(key) or _snake(key): value for key, value in inputs.items()}
+            return sdk_class(record["name"], opts=_options(record, created, typed=True), **kwargs)
+        if kind == "crd":
+            return sdk_class(
                 record["name"],
                 api_version=inputs.pop("apiVersion"),
                 kind=inputs.pop("kind"),
                 metadata=inputs.pop("metadata", None),
-                opts=opts,
+                opts=_options(record, created),
                 **inputs,
             )
-        return RawCustom(record["type"], record["name"], inputs, opts)
+        return FloorCustom(token, record["name"], inputs, _options(record, created))
 
     records = _dependency_order(records)
 
@@ -184,7 +230,7 @@ def floor_program(records: list[dict[str, Any]], floor: str) -> Callable[[], Non
                 resource = register_custom(record, created)
             else:
                 opts = _options(record, created)
-                resource = RawComponent(
+                resource = FloorComponent(
                     record["type"], record["name"], dict(record["inputs"]), opts
                 )
                 components.append((resource, record["outputs"]))
@@ -196,7 +242,7 @@ def floor_program(records: list[dict[str, Any]], floor: str) -> Callable[[], Non
 
 
 def same_registration(resource: Any) -> tuple[Any, ...]:
-    """What must match between a plan's registration and a floor's."""
+    """What must match between a plan's registration and the floor's."""
     return (
         resource.inputs,
         resource.parent,

@@ -1,13 +1,14 @@
-"""The mixed-fleet ratios in instructions, not seconds: `python -m benchmarks.instructions`.
+"""The plan and first-use targets in instructions, not seconds: `python -m benchmarks.instructions`.
 
-Times on a shared 2-core machine move by 10-20% from one run to the next (the warm ratio
-of the same code measured 1.07x and 1.37x an hour apart), which is as large as the
-differences worth measuring. Instruction counts do not move with load. This runs each
-program under valgrind's callgrind in fresh processes that make 0, 1 and 2 plans (or floor
-replays) of the mixed 120-pool fleet; cold = count(1) - count(0), warm = count(2) -
-count(1), so imports before the first plan, interpreter start and the generator cancel
-out. Nine valgrind runs: several minutes; not part of `make bench`
-(`make bench-instructions` runs it).
+Times on a shared machine move from one run to the next by as much as the differences
+worth measuring; instruction counts do not move with the load. This runs each program under
+valgrind's callgrind in fresh processes that make 0, 1 and 2 plans (or floor replays) of
+the mixed fleet: cold = count(1) - count(0), warm = count(2) - count(1). Before its first
+plan a process has only started, imported the offline engine and read its input (the fleet
+config, or the plan's records for the floor), which all cancel out; the library's imports
+(`deploy_fleet` and what it loads) fall in the plan's cold count as the provider SDKs'
+imports fall in the floor's, as they do in a user's program. `make bench-instructions`
+runs it; `--first-use` counts first use and its floors, `--stacks` the example stacks.
 """
 
 from __future__ import annotations
@@ -22,31 +23,37 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from .floors import BASELINE, ONE_MODEL, check_same, floor_program, plan_records
 from .harness import ROOT, child_env
+from .programs import FIRST_USE, MIXED_POOLS, mixed_fleet, plan_program
 
 COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+MODES = ("plan", "floor")
 
 
-def child(mode: str, pools: int, rounds: int, records: Path) -> None:
-    """Make `rounds` plans (mode "plan") or floor replays of the mixed fleet."""
+def prepare(pools: int, folder: Path) -> tuple[Path, Path]:
+    """The mixed fleet's config and the records of its plan, written under `folder`; the
+    floor is checked to register exactly those records."""
+    from nodepools.offline import run
+
+    config, _ = mixed_fleet(pools)
+    config_path, records_path = folder / "config.json", folder / "records.json"
+    config_path.write_text(json.dumps(config))
+    records = plan_records(run(plan_program(config)))
+    records_path.write_text(json.dumps(records))
+    check_same(records, run(floor_program(records)))
+    return config_path, records_path
+
+
+def child(mode: str, rounds: int, config: Path, records: Path) -> None:
+    """Make `rounds` plans of the fleet config in `config` (mode "plan"), or `rounds`
+    replays of the floor of the records in `records` (mode "floor")."""
     from nodepools.offline import run
 
     if mode == "plan":
-        from nodepools.fleet.deploy import deploy_fleet
-
-        from .bench_fleet import MIXED_KINDS, _records
-        from .fleet_generator import generate_fleet
-
-        config, _ = generate_fleet(pools, only=list(MIXED_KINDS), extras=[])
-        capture = None
-        for _ in range(rounds):
-            capture = run(lambda: deploy_fleet(config))
-        if capture is not None:
-            records.write_text(json.dumps(_records(capture)))
-        return
-    from .floors import floor_program
-
-    program = floor_program(json.loads(records.read_text()), mode)
+        program = plan_program(json.loads(config.read_text()))
+    else:
+        program = floor_program(json.loads(records.read_text()))
     for _ in range(rounds):
         run(program)
 
@@ -79,29 +86,27 @@ def _callgrind(python_args: list[str]) -> int:
     return int(found.group(1))
 
 
-def count(mode: str, pools: int, rounds: int, records: Path) -> int:
+def count(mode: str, rounds: int, config: Path, records: Path) -> int:
     """Instructions of a child making `rounds` plans or floor replays."""
     return _callgrind(
         [
-            *("-m", "benchmarks.instructions", "--child", mode, "--n", str(pools)),
-            *("--rounds", str(rounds), "--records", str(records)),
+            *("-m", "benchmarks.instructions", "--child", mode, "--rounds", str(rounds)),
+            *("--config", str(config), "--records", str(records)),
         ]
     )
 
 
-def measure(pools: int, floors: tuple[str, ...] = ("raw", "sdk")) -> dict[str, Any]:
-    """Cold and warm instructions of the plan and of the floors."""
+def measure(pools: int = MIXED_POOLS) -> dict[str, Any]:
+    """Cold and warm instructions of the plan and of its floor, and their ratios."""
     _require_valgrind()
     result: dict[str, Any] = {"pools": pools}
     with tempfile.TemporaryDirectory(prefix="bench-instructions-") as tmp:
-        records = Path(tmp) / "records.json"
-        child("plan", pools, 1, records)  # the floors replay what this plan registers
-        for mode in ("plan", *floors):
-            counts = [count(mode, pools, rounds, records) for rounds in (0, 1, 2)]
+        config, records = prepare(pools, Path(tmp))
+        for mode in MODES:
+            counts = [count(mode, rounds, config, records) for rounds in (0, 1, 2)]
             result[mode] = {"cold": counts[1] - counts[0], "warm": counts[2] - counts[1]}
-    for floor in floors:
-        for phase in ("cold", "warm"):
-            result[f"plan/{floor} {phase}"] = result["plan"][phase] / result[floor][phase]
+    for phase in ("cold", "warm"):
+        result[f"plan/floor {phase}"] = result["plan"][phase] / result["floor"][phase]
     return result
 
 
@@ -111,21 +116,21 @@ def count_statement(statement: str) -> int:
 
 
 def measure_first_use() -> dict[str, Any]:
-    """First use and the pydantic floor, in instructions, as ratios to the baseline."""
-    from .bench_import import FIRST_USE, ONE_MODEL, VARIANTS
-
+    """First use and its floors in instructions (a fresh interpreter each, one running
+    `pass` subtracted): `import pulumi, pydantic`, the one-pydantic-model floor, first use;
+    each with its ratio to the baseline and to the one-model floor."""
     _require_valgrind()
-    statements = {
-        "baseline": VARIANTS["baseline"],
-        "one pydantic model": ONE_MODEL,
-        "first use": FIRST_USE,
-    }
+    statements = {"baseline": BASELINE, "one pydantic model": ONE_MODEL, "first use": FIRST_USE}
     for statement in statements.values():  # bytecode caches written before counting
         subprocess.run([sys.executable, "-c", statement], cwd=ROOT, env=child_env(), check=True)
     empty = count_statement("pass")
     counts = {name: count_statement(code) - empty for name, code in statements.items()}
     return {
-        name: {"instructions": value, "ratio": value / counts["baseline"]}
+        name: {
+            "instructions": value,
+            "baseline_ratio": value / counts["baseline"],
+            "floor_ratio": value / counts["one pydantic model"],
+        }
         for name, value in counts.items()
     }
 
@@ -191,9 +196,10 @@ def measure_stacks() -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--child", choices=("plan", "raw", "sdk"))
-    parser.add_argument("--n", type=int, default=120)
+    parser.add_argument("--child", choices=MODES)
+    parser.add_argument("--n", type=int, default=MIXED_POOLS, help="pools of the mixed fleet")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--config", type=Path)
     parser.add_argument("--records", type=Path)
     parser.add_argument("--first-use", action="store_true", help="count first use instead")
     parser.add_argument("--stacks", action="store_true", help="count example stack plans")
@@ -209,18 +215,20 @@ def main(argv: list[str]) -> int:
     if args.first_use:
         for name, row in measure_first_use().items():
             print(
-                f"{name:20s} {row['instructions'] / 1e6:8,.0f} M instructions   {row['ratio']:.2f}x"
+                f"{name:20s} {row['instructions'] / 1e6:8,.0f} M instructions   "
+                f"{row['baseline_ratio']:.3f}x the baseline   "
+                f"{row['floor_ratio']:.3f}x the one-model floor"
             )
         return 0
     if args.child:
-        child(args.child, args.n, args.rounds, args.records)
+        child(args.child, args.rounds, args.config, args.records)
         return 0
     result = measure(args.n)
-    for mode in ("plan", "raw", "sdk"):
+    for mode in MODES:
         cold, warm = result[mode]["cold"], result[mode]["warm"]
         print(f"{mode:5s} cold {cold / 1e6:8,.0f} M instructions   warm {warm / 1e6:8,.0f} M")
-    for key in ("plan/raw cold", "plan/raw warm", "plan/sdk cold", "plan/sdk warm"):
-        print(f"{key}: {result[key]:.2f}x")
+    for key in ("plan/floor cold", "plan/floor warm"):
+        print(f"{key}: {result[key]:.3f}x")
     return 0
 
 

@@ -70,10 +70,9 @@ def profile(pools: int, top: int) -> dict[str, dict[str, Any]]:
     from nodepools.fleet.deploy import deploy_fleet
     from nodepools.offline import run
 
-    from benchmarks.bench_fleet import MIXED_KINDS
-    from benchmarks.fleet_generator import generate_fleet
+    from benchmarks.programs import mixed_fleet
 
-    config, _ = generate_fleet(pools, only=list(MIXED_KINDS), extras=[])
+    config, _ = mixed_fleet(pools)
     results = {}
     for label, rounds in (("cold", 1), ("warm", 3)):
         for _ in range(rounds - 1):

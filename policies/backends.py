@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from nodepools.policies.resources import (
-    config_number,
-    fmt,
-    is_rosa_machine_pool,
-    mapping,
-    number,
-    pool_view,
-)
+from nodepools.policies.engine_values import config_number, fmt, mapping, number
+from nodepools.policies.resources import is_rosa_machine_pool, pool_view
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -33,15 +27,15 @@ def _validate_boot_volume(args: ResourceValidationArgs, report: ReportViolation)
     shape = ", ".join(pool.instance_types)
     if pool.boot_volume_gb is None:
         report(
-            f"Bare-metal pool '{pool.name}' ({shape}) declares no boot volume; set "
-            f"`{pool.path('boot_volume_gb')}` (at least {fmt(minimum)} GB).",
+            f"`{pool.path('boot_volume_gb')}`: bare-metal pool '{pool.name}' ({shape}) declares "
+            f"no boot volume; set at least {fmt(minimum)} GB",
             None,
         )
     elif pool.boot_volume_gb < minimum:
         report(
-            f"Bare-metal pool '{pool.name}' ({shape}) has a {fmt(pool.boot_volume_gb)} GB boot "
-            f"volume (`{pool.path('boot_volume_gb')}`), below the minimum of {fmt(minimum)} GB "
-            "(policy config `minBootVolumeGb`).",
+            f"`{pool.path('boot_volume_gb')}`: bare-metal pool '{pool.name}' ({shape}) has a "
+            f"{fmt(pool.boot_volume_gb)} GB boot volume, below the minimum of {fmt(minimum)} GB "
+            "(policy config `minBootVolumeGb`)",
             None,
         )
 
@@ -62,8 +56,8 @@ def _validate_multi_az_replicas(args: ResourceValidationArgs, report: ReportViol
         value = number(raw)
         if value is not None and value % _MULTI_AZ_ZONES != 0:
             report(
-                f"Machine pool '{body.get('id', args.name)}' is on a multi-AZ cluster, so "
-                f"`{path}` must be a multiple of {_MULTI_AZ_ZONES}; got {fmt(value)}.",
+                f"`{path}`: machine pool '{body.get('id', args.name)}' is on a multi-AZ cluster, "
+                f"so `{path}` must be a multiple of {_MULTI_AZ_ZONES}; got {fmt(value)}",
                 None,
             )
 

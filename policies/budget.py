@@ -12,7 +12,9 @@ with the reason.
 
 from __future__ import annotations
 
-from nodepools.policies.resources import PoolView, config_number, fmt, pool_view
+from nodepools.policies.engine_values import config_number, fmt
+from nodepools.policies.pool_model import PoolView
+from nodepools.policies.resources import pool_view
 from nodepools.specs.catalog.pool_cost import (
     CAPACITY_BLOCK,
     SPOT,
@@ -69,11 +71,10 @@ def _validate_budget(args: ResourceValidationArgs, report: ReportViolation) -> N
             else pool.path("max_nodes")
         )
         report(
-            f"Pool '{pool.name}' costs up to {hourly:,.2f} USD/hour at its maximum of "
-            f"{cost.max_nodes} {'/'.join(pool.instance_types)} nodes "
-            f"(`{where}`, {cost.dearest.basis} list price; about "
-            f"{hourly * HOURS_PER_MONTH:,.0f} USD/month), above the ceiling of "
-            f"{fmt(ceiling)} USD/hour (policy config `maxPoolHourlyCost`).",
+            f"`{where}`: pool '{pool.name}' costs up to {hourly:,.2f} USD/hour at its maximum "
+            f"of {cost.max_nodes} {'/'.join(pool.instance_types)} nodes "
+            f"({cost.dearest.basis} list price; about {hourly * HOURS_PER_MONTH:,.0f} USD/month), "
+            f"above the ceiling of {fmt(ceiling)} USD/hour (policy config `maxPoolHourlyCost`)",
             None,
         )
 

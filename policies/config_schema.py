@@ -80,10 +80,12 @@ def _same(a: Any, b: Any) -> bool:
 
 def validate(schema: Mapping[str, Any], value: Any, path: str = "") -> list[str]:
     """Every way `value` breaks `schema`, each prefixed with the path of the offending value."""
+    where = f"{path}: " if path else ""
     unknown = set(schema) - SUPPORTED_KEYWORDS
     if unknown:
-        raise ValueError(f"config schema keyword(s) not supported: {', '.join(sorted(unknown))}")
-    where = f"{path}: " if path else ""
+        raise ValueError(
+            f"{where}config schema keyword(s) not supported: {', '.join(sorted(unknown))}"
+        )
     shown = json.dumps(value, default=str)
     if "type" in schema:
         types = [schema["type"]] if isinstance(schema["type"], str) else list(schema["type"])

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from nodepools.policies.resources import config_number, fmt, mapping, pool_view
+from nodepools.policies.engine_values import config_number, fmt, mapping
+from nodepools.policies.resources import pool_view
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -24,9 +25,9 @@ def _validate_max_nodes(args: ResourceValidationArgs, report: ReportViolation) -
     ceiling = config_number(args, "maxNodes", DEFAULT_MAX_NODES)
     if pool.max_nodes > ceiling:
         report(
-            f"Pool '{pool.name}' can scale to {fmt(pool.max_nodes)} nodes "
-            f"(`{pool.path('max_nodes')}`), above the ceiling of {fmt(ceiling)} "
-            "(policy config `maxNodes`).",
+            f"`{pool.path('max_nodes')}`: pool '{pool.name}' can scale to "
+            f"{fmt(pool.max_nodes)} nodes, above the ceiling of {fmt(ceiling)} "
+            "(policy config `maxNodes`)",
             None,
         )
 
@@ -41,14 +42,14 @@ def _validate_karpenter_limits(args: ResourceValidationArgs, report: ReportViola
         return
     if not pool.limits:
         report(
-            f"NodePool '{pool.name}' declares no `spec.limits`, so Karpenter may launch "
-            "instances without bound; set at least `cpu` and `memory`"
+            f"`{pool.path('limits')}`: NodePool '{pool.name}' declares none, so Karpenter may "
+            "launch instances without bound; set at least `cpu` and `memory`"
             + (
                 " and the accelerators it can launch ("
                 + ", ".join(a.resource for a in pool.accelerators)
-                + ")."
+                + ")"
                 if pool.accelerators
-                else "."
+                else ""
             ),
             None,
         )
@@ -56,9 +57,9 @@ def _validate_karpenter_limits(args: ResourceValidationArgs, report: ReportViola
     for accelerator in pool.accelerators:
         if accelerator.resource not in pool.limits:
             report(
-                f"NodePool '{pool.name}' can launch {accelerator.resource} instances but "
-                f"`spec.limits` ({', '.join(sorted(pool.limits))}) does not bound "
-                f"`{accelerator.resource}`.",
+                f"`{pool.path('limits')}`: NodePool '{pool.name}' can launch "
+                f"{accelerator.resource} instances but its limits "
+                f"({', '.join(sorted(pool.limits))}) do not bound `{accelerator.resource}`",
                 None,
             )
 
@@ -70,9 +71,9 @@ def _validate_spot_price(args: ResourceValidationArgs, report: ReportViolation) 
     cap = config_number(args, "maxPricePerHour", DEFAULT_MAX_SPOT_PRICE)
     if pool.max_price > cap:
         report(
-            f"Pool '{pool.name}' bids up to {fmt(pool.max_price)} USD/hour for spot capacity "
-            f"(`{pool.path('max_price')}`), above the cap of {fmt(cap)} "
-            "(policy config `maxPricePerHour`).",
+            f"`{pool.path('max_price')}`: pool '{pool.name}' bids up to {fmt(pool.max_price)} "
+            f"USD/hour for spot capacity, above the cap of {fmt(cap)} "
+            "(policy config `maxPricePerHour`)",
             None,
         )
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from nodepools.policies.engine_values import fmt, items, mapping, string_map
 from nodepools.policies.inventory import accelerator_capacity, pools_by_name
 from nodepools.policies.quantities import parse_quantity
-from nodepools.policies.resources import POOL_LABEL, fmt, items, mapping, string_map
+from nodepools.specs.core.labels import POOL_LABEL
 from pulumi_policy import (
     EnforcementLevel,
     ReportViolation,
@@ -47,10 +48,10 @@ def _validate_quotas(args: StackValidationArgs, report: ReportViolation) -> None
                     if nominal is None or capacity is None or nominal <= capacity:
                         continue
                     report(
+                        f"`spec.resourceGroups[{g}].flavors[{f}].resources[{r}].nominalQuota`: "
                         f"ClusterQueue '{queue}' guarantees {fmt(nominal)} {resource_name} on "
-                        f"flavor '{flavor.get('name')}' "
-                        f"(`spec.resourceGroups[{g}].flavors[{f}].resources[{r}].nominalQuota`), "
-                        f"but pool '{pool.name}' can offer at most {fmt(capacity)}.",
+                        f"flavor '{flavor.get('name')}', but pool '{pool.name}' can offer at "
+                        f"most {fmt(capacity)}",
                         resource.urn,
                     )
 

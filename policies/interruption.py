@@ -18,13 +18,9 @@ this advisory.
 
 from __future__ import annotations
 
-from nodepools.policies.resources import (
-    CAPACITY_TYPE_LABEL,
-    KARPENTER_NODE_POOL,
-    items,
-    mapping,
-    pool_view,
-)
+from nodepools.policies.engine_values import items, mapping
+from nodepools.policies.karpenter_pools import CAPACITY_TYPE_LABEL
+from nodepools.policies.resources import KARPENTER_NODE_POOL, pool_view
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -37,11 +33,12 @@ INTERRUPTION_QUEUE_CONFIGURED = "interruptionQueueConfigured"
 SPOT = "spot"
 
 
-def spot_capacity_requirement(spec: object) -> str | None:
-    """How a NodePool's `spec` lets Karpenter launch spot capacity (the requirement, as
-    written), or None when it can't: no capacity-type requirement means on-demand only."""
+def spot_capacity_requirement(spec: object) -> tuple[str, str] | None:
+    """How a NodePool's `spec` lets Karpenter launch spot capacity (the requirement's path,
+    and the requirement as written), or None when it can't: no capacity-type requirement
+    means on-demand only."""
     requirements = mapping(mapping(mapping(spec).get("template")).get("spec")).get("requirements")
-    for raw in map(mapping, items(requirements)):
+    for index, raw in enumerate(map(mapping, items(requirements))):
         if raw.get("key") != CAPACITY_TYPE_LABEL:
             continue
         operator = str(raw.get("operator"))
@@ -53,7 +50,10 @@ def spot_capacity_requirement(spec: object) -> str | None:
         )
         if allows_spot:
             shown = f" [{', '.join(values)}]" if values else ""
-            return f"{CAPACITY_TYPE_LABEL} {operator}{shown}"
+            return (
+                f"spec.template.spec.requirements[{index}]",
+                f"{CAPACITY_TYPE_LABEL} {operator}{shown}",
+            )
     return None
 
 
@@ -62,17 +62,18 @@ def _validate_interruption_handling(args: ResourceValidationArgs, report: Report
         return
     if args.get_config().get(INTERRUPTION_QUEUE_CONFIGURED) is True:
         return
-    requirement = spot_capacity_requirement(args.props.get("spec"))
+    found = spot_capacity_requirement(args.props.get("spec"))
     pool = pool_view(args.resource_type, args.props, args.name)
-    if requirement is None or pool is None:
+    if found is None or pool is None:
         return
+    path, requirement = found
     report(
-        f"NodePool '{pool.name}' can launch spot capacity (`{requirement}`) but no interruption "
-        "handling is declared: unless Karpenter's controller reads an interruption queue (Helm "
-        "value `settings.interruptionQueue`, an SQS queue fed by EventBridge), a reclaimed spot "
-        "node is not drained within its two-minute notice and its pods stop without their "
-        "termination grace. Once the queue is set up, declare it in the policy config: "
-        f'`{{"karpenter-spot-interruption": {{"{INTERRUPTION_QUEUE_CONFIGURED}": true}}}}`.',
+        f"`{path}`: NodePool '{pool.name}' can launch spot capacity (`{requirement}`) but no "
+        "interruption handling is declared: unless Karpenter's controller reads an interruption "
+        "queue (Helm value `settings.interruptionQueue`, an SQS queue fed by EventBridge), a "
+        "reclaimed spot node is not drained within its two-minute notice and its pods stop "
+        "without their termination grace; once the queue is set up, declare it in the policy "
+        f'config: `{{"karpenter-spot-interruption": {{"{INTERRUPTION_QUEUE_CONFIGURED}": true}}}}`',
         None,
     )
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from nodepools.policies.resources import POOL_LABEL, PoolView, pool_view
+from nodepools.policies.pool_model import PoolView
+from nodepools.policies.resources import pool_view
+from nodepools.specs.core.labels import POOL_LABEL
 from pulumi_policy import PolicyResource
 
 

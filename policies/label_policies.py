@@ -15,7 +15,8 @@ domains and keys). Policy config `allowedKeys` adds organisation-specific except
 
 from __future__ import annotations
 
-from nodepools.policies.resources import items, pool_view
+from nodepools.policies.engine_values import items
+from nodepools.policies.resources import pool_view
 from nodepools.specs.core.labels import restricted_domain
 from nodepools.specs.karpenter.restrictions import restricted_label_problem
 from pulumi_policy import (
@@ -38,14 +39,14 @@ def _validate_label_domains(args: ResourceValidationArgs, report: ReportViolatio
         domain = restricted_domain(key)
         if domain is not None:
             report(
-                f"Pool '{pool.name}' sets label `{key}` in `{pool.path('labels')}`; the "
-                f"kubelet refuses that key of the `{domain}` domain on its node (use your own "
-                "prefix, or add the key to policy config `allowedKeys`).",
+                f"`{pool.path('labels')}`: pool '{pool.name}' sets label `{key}`, which the "
+                f"kubelet refuses on its node (a key of the `{domain}` domain; use your own "
+                "prefix, or add the key to policy config `allowedKeys`)",
                 None,
             )
         elif pool.platform == "karpenter" and (problem := restricted_label_problem(key)):
             report(
-                f"Pool '{pool.name}' sets label `{key}` in `{pool.path('labels')}`: {problem}.",
+                f"`{pool.path('labels')}`: pool '{pool.name}' sets label `{key}`: {problem}",
                 None,
             )
 

@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from nodepools.policies.engine_values import items, mapping, string_map
 from nodepools.policies.quantities import parse_quantity
-from nodepools.policies.resources import POOL_LABEL, items, mapping, string_map
+from nodepools.specs.core.labels import POOL_LABEL
 
 DEPLOYMENT = "kubernetes:apps/v1:Deployment"
 POD_TEMPLATE = "kubernetes:core/v1:PodTemplate"

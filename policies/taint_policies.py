@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from nodepools.policies.resources import PoolView, Taint, pool_view
+from nodepools.policies.pool_model import PoolView, Taint
+from nodepools.policies.resources import pool_view
 from pulumi_policy import (
     EnforcementLevel,
     ReportViolation,
@@ -40,10 +41,10 @@ def _validate_accelerator_taint(args: ResourceValidationArgs, report: ReportViol
         ):
             continue
         report(
-            f"Pool '{pool.name}' runs {accelerator.resource} capacity ({_shapes(pool)}) but "
-            f"`{pool.path('taints')}` holds {_describe(pool.taints)}; add "
+            f"`{pool.path('taints')}`: pool '{pool.name}' runs {accelerator.resource} capacity "
+            f"({_shapes(pool)}) but holds {_describe(pool.taints)}; add "
             f"`{accelerator.resource}=true:NoSchedule` so only pods that request "
-            f"{accelerator.resource} are scheduled there.",
+            f"{accelerator.resource} are scheduled there",
             None,
         )
 
@@ -55,9 +56,9 @@ def _validate_spot_taint(args: ResourceValidationArgs, report: ReportViolation) 
     if any(t.key == SPOT_TAINT_KEY for t in pool.taints):
         return
     report(
-        f"Pool '{pool.name}' uses spot/preemptible capacity but `{pool.path('taints')}` holds "
+        f"`{pool.path('taints')}`: pool '{pool.name}' uses spot/preemptible capacity but holds "
         f"{_describe(pool.taints)}; add `{SPOT_TAINT_KEY}=true:PreferNoSchedule` so only pods "
-        "that tolerate interruption opt in.",
+        "that tolerate interruption opt in",
         None,
     )
 

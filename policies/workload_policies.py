@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from nodepools.policies.engine_values import mapping
 from nodepools.policies.inventory import pools_by_name
 from nodepools.policies.pods import DEPLOYMENT, pod_spec
-from nodepools.policies.resources import POOL_LABEL, mapping
+from nodepools.specs.core.labels import POOL_LABEL
 from pulumi_policy import (
     EnforcementLevel,
     PolicyConfigSchema,
@@ -35,9 +36,9 @@ def _validate_accelerator_requests(args: StackValidationArgs, report: ReportViol
         wanted = " or ".join(f"`{a.resource}`" for a in pool.accelerators)
         deployment = mapping(resource.props.get("metadata")).get("name", resource.name)
         report(
-            f"Deployment '{deployment}' targets pool '{pool.name}' "
-            f"(`{pod.path}.nodeSelector.{POOL_LABEL}`) but no container requests {wanted} in "
-            "`resources.limits`; it would hold accelerator nodes without using them.",
+            f"`{pod.path}.nodeSelector.{POOL_LABEL}`: Deployment '{deployment}' targets pool "
+            f"'{pool.name}' but no container requests {wanted} in `resources.limits`; it would "
+            "hold accelerator nodes without using them",
             resource.urn,
         )
 
@@ -52,8 +53,8 @@ def _validate_privileges(args: ResourceValidationArgs, report: ReportViolation) 
     where = f"pool '{pod.target_pool}'" if pod.target_pool is not None else "the cluster"
     if pod.spec.get("hostNetwork") is True and config.get("allowHostNetwork") is not True:
         report(
-            f"Workload on {where} sets `{pod.path}.hostNetwork: true` (policy config "
-            "`allowHostNetwork` is off).",
+            f"`{pod.path}.hostNetwork`: a workload on {where} sets `hostNetwork: true` "
+            "(policy config `allowHostNetwork` is off)",
             None,
         )
     if config.get("allowPrivileged") is True:
@@ -61,9 +62,8 @@ def _validate_privileges(args: ResourceValidationArgs, report: ReportViolation) 
     for path, container in pod.containers():
         if mapping(container.get("securityContext")).get("privileged") is True:
             report(
-                f"Container '{container.get('name')}' on {where} sets "
-                f"`{path}.securityContext.privileged: true` (policy config `allowPrivileged` "
-                "is off).",
+                f"`{path}.securityContext.privileged`: container '{container.get('name')}' on "
+                f"{where} sets `privileged: true` (policy config `allowPrivileged` is off)",
                 None,
             )
 

@@ -51,7 +51,9 @@ def test_out_writes_artifacts(tmp_path):
 
 def test_unknown_stack_is_an_error(capsys):
     assert main(["plan", "--stack", "nope", "--stacks-dir", str(ROOT / "stacks")]) == 2
-    assert "no stack file" in capsys.readouterr().err
+    assert f"error: {ROOT / 'stacks' / 'Pulumi.nope.yaml'}: no such stack file (stacks: " in (
+        capsys.readouterr().err
+    )
 
 
 def _stack_dir(tmp_path: Path, pools: list[dict]) -> Path:
@@ -81,7 +83,7 @@ def test_invalid_stack_exits_2_and_names_the_config_path(tmp_path, capsys):
     assert main(["plan", "--stack", "t", "--stacks-dir", str(stacks)]) == 2
     out = capsys.readouterr().out
     assert "nodepools:pools[0].taints[0].effect" in out and "'Nope'" in out
-    assert "nothing would be created" in out
+    assert f"{stacks}: the program failed; nothing would be created\n" in out
 
 
 def test_mandatory_policy_violation_fails_and_config_can_disable_it(tmp_path, capsys):

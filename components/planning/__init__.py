@@ -1,4 +1,11 @@
-"""Offline planning of a stack: run it under the offline engine and report on it."""
+"""Offline planning of a stack: run it under the offline engine, then report on what it
+registered (text, JSON, Markdown, artifacts, diffs, pull-request comments) with the
+validation and policy results.
+
+May import: everything below it (`offline`, `backends`, `specs`, `validation`, the
+component packages' pure renderers) and the policy pack; it runs the stack program in
+the offline engine rather than importing the fleet.
+"""
 
 from __future__ import annotations
 
@@ -122,7 +129,9 @@ def plan_stack(
             if registered == 0
             else f"{registered} resources were registered before it failed"
         )
-        return PlanResult(stack, exc.capture, error=f"The program failed; {outcome}.\n{message}")
+        return PlanResult(
+            stack, exc.capture, error=f"{project.program}: the program failed; {outcome}\n{message}"
+        )
     capture.plan_context = dict(context or {})
     result = PlanResult(stack, capture)
     for build in SECTIONS:

@@ -19,8 +19,8 @@ def _slug(text: str) -> str:
 
 
 REDACTED = "[secret]"
-# libyaml's emitter when PyYAML has it (its wheels do): PyYAML's own emitter, in Python, was
-# most of what `--out` cost (100-250 M instructions per example stack).
+# libyaml's emitter when PyYAML has it (its wheels do): PyYAML's own emitter, in Python, is
+# most of what `--out` would cost otherwise.
 _FAST_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 # A string both emitters write alike: printable ASCII on one line.
 _ALIKE_TEXT = re.compile(r"[\x20-\x7e]*")

@@ -149,9 +149,9 @@ def _plan(args: argparse.Namespace, *, owns_process: bool) -> int:
 
     if owns_process:
         # What importing the planner built (the Pulumi SDK, gRPC, pydantic, the engine:
-        # ~50,000 modules, classes and tables) lives until the process exits, yet every
-        # full collection of the cyclic GC walks it again: frozen, it is skipped (-4 to -6%
-        # of a plan's instructions). Not done in a caller's process: its heap is not ours.
+        # their modules, classes and tables) lives until the process exits, yet every full
+        # collection of the cyclic GC walks it again: frozen, it is skipped. Not done in a
+        # caller's process: its heap is not ours.
         gc.freeze()
 
     context: dict[str, Any] = {}
@@ -191,7 +191,7 @@ def _plan(args: argparse.Namespace, *, owns_process: bool) -> int:
     if args.format == "json":
         sys.stdout.write(dumps(document))
     else:
-        from nodepools.planning.markdown import plan_markdown
+        from nodepools.planning.markdown_plan import plan_markdown
 
         sys.stdout.write(plan_markdown([document], artifact_url=args.artifact_url))
     return status
@@ -243,7 +243,7 @@ def _write_diff(
 
         text = dumps(diff)
     else:
-        from nodepools.planning.markdown import diff_markdown
+        from nodepools.planning.markdown_diff import diff_markdown
 
         text = diff_markdown(diff, artifact_url=artifact_url)
     if output is not None:

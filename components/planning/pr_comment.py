@@ -89,7 +89,7 @@ def post_comment(
         return 0
     token = os.environ.get("GITHUB_TOKEN")
     if not token:
-        print("error: GITHUB_TOKEN is not set", file=sys.stderr)
+        print("error: GITHUB_TOKEN: not set", file=sys.stderr)
         return 2
     import httpx
 
@@ -109,13 +109,13 @@ def post_comment(
         except httpx.HTTPStatusError as exc:
             # The request, not its headers: the token stays out of the message.
             print(
-                f"error: GitHub answered {exc.response.status_code} to "
-                f"{exc.request.method} {exc.request.url}: {exc.response.text[:500]}",
+                f"error: {exc.request.method} {exc.request.url}: GitHub answered "
+                f"{exc.response.status_code}: {exc.response.text[:500]}",
                 file=sys.stderr,
             )
             return 2
         except httpx.HTTPError as exc:
-            print(f"error: could not reach {api_url}: {type(exc).__name__}", file=sys.stderr)
+            print(f"error: {api_url}: unreachable ({type(exc).__name__})", file=sys.stderr)
             return 2
     action = "posted" if existing is None else f"updated comment {existing} on"
     print(f"{action} {repo}#{pr}: {response.json().get('html_url', '')}")

@@ -83,7 +83,9 @@ def stack_config(
     path = project.stack_config_dir / f"Pulumi.{stack}.yaml"
     if not path.is_file():
         available = stack_names(project.stack_config_dir)
-        raise FileNotFoundError(f"no stack file {path} (stacks: {', '.join(available) or 'none'})")
+        raise FileNotFoundError(
+            f"{path}: no such stack file (stacks: {', '.join(available) or 'none'})"
+        )
     document: Any = yaml.safe_load(path.read_text()) or {}
     values = dict(project.defaults)
     secret: set[str] = set()
@@ -96,7 +98,8 @@ def stack_config(
         for item in items:
             key, sep, value = item.partition("=")
             if not sep or not key:
-                raise ValueError(f"--config/--secret take key=value (got {item!r})")
+                option = "--secret" if is_secret else "--config"
+                raise ValueError(f"{option} {item!r}: expected key=value")
             full = full_key(project.name, key)
             values[full] = value
             # A stack file's secret stays secret when its plaintext is given for the run.
@@ -105,7 +108,7 @@ def stack_config(
     encrypted = sorted(k for k, v in values.items() if is_dict(v) and set(v) == {"secure"})
     if encrypted:
         raise ValueError(
-            f"{', '.join(encrypted)} in {path} "
+            f"{path}: {', '.join(encrypted)} "
             f"{'is an encrypted secret' if len(encrypted) == 1 else 'are encrypted secrets'}, "
             "which can't be decrypted offline; give the plaintext for this run with "
             + " ".join(

@@ -5,18 +5,22 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from nodepools.fleet.deploy import deploy_fleet, validate_fleet
 from nodepools.offline import run
 
 from benchmarks.__main__ import main
-from benchmarks.bench_fleet import _records, fit_exponent
+from benchmarks.bench_fleet import fit_exponent
 from benchmarks.bench_import import CLOUD_SDKS
 from benchmarks.fleet_generator import availability, generate_fleet
-from benchmarks.floors import FLOORS, check_same, floor_program
+from benchmarks.floors import BASELINE, ONE_MODEL, check_same, floor_program, plan_records
 from benchmarks.harness import Row, Section
+from benchmarks.programs import FIRST_USE, IMPORT
 from benchmarks.report import END, START, render, rewrite_readme
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_import_components_loads_no_cloud_sdk():
@@ -48,19 +52,62 @@ def test_generated_fleet_is_valid():
     assert len(entries) == sum(len(config[key]) for key in config if key != "clusters")
 
 
-@pytest.mark.parametrize("floor", FLOORS)
-def test_each_floor_registers_what_the_plan_registered(floor):
+def test_the_floor_registers_what_the_plan_registered_through_the_typed_sdk_classes():
     config, _ = generate_fleet(len(availability().included))
-    records = _records(run(lambda: deploy_fleet(config)))
-    replayed = run(floor_program(records, floor))
+    records = plan_records(run(lambda: deploy_fleet(config)))
+    replayed = run(floor_program(records))
     check_same(records, replayed)  # inputs, parent, dependencies and options, one by one
     assert {r.urn for r in replayed.resources} == {r["urn"] for r in records}
 
 
+def test_the_floor_is_a_hand_written_program_of_the_provider_sdks():
+    """Every provider type is made by its typed SDK class, as a user's program makes it."""
+    code = (
+        "import json, sys\n"
+        "from nodepools.offline import run\n"
+        "from benchmarks.floors import floor_program\n"
+        "records = json.loads(sys.stdin.read())\n"
+        "import pulumi\n"
+        "made = {}\n"
+        "init = pulumi.CustomResource.__init__\n"
+        "def spy(self, t, name, *args, **kwargs):\n"
+        "    made[t] = type(self).__module__ + '.' + type(self).__name__\n"
+        "    init(self, t, name, *args, **kwargs)\n"
+        "pulumi.CustomResource.__init__ = spy\n"
+        "run(floor_program(records))\n"
+        "print(json.dumps(made))\n"
+    )
+    config, _ = generate_fleet(len(availability().included))
+    records = plan_records(run(lambda: deploy_fleet(config)))
+    made = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            input=json.dumps(records),
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
+    assert made["aws:eks/nodeGroup:NodeGroup"] == "pulumi_aws.eks.node_group.NodeGroup"
+    assert made["aws:autoscaling/tag:Tag"] == "pulumi_aws.autoscaling.tag.Tag"
+    assert made["oci:ContainerEngine/nodePool:NodePool"].startswith("pulumi_oci.containerengine.")
+    assert made["kubernetes:core/v1:Namespace"].startswith("pulumi_kubernetes.core.v1.")
+    assert made["kubernetes:karpenter.sh/v1:NodePool"] == (
+        "pulumi_kubernetes.apiextensions.CustomResource.CustomResource"
+    )
+    no_sdk = {
+        t
+        for t, cls in made.items()
+        if not cls.startswith(("pulumi_aws.", "pulumi_oci.", "pulumi_kubernetes."))
+    }
+    assert no_sdk <= {"pulumi-python:dynamic/ocm:MachinePool"}, no_sdk
+
+
 def test_a_floor_that_registers_something_else_is_refused():
     config, _ = generate_fleet(len(availability().included))
-    records = _records(run(lambda: deploy_fleet(config)))
-    replayed = run(floor_program(records, "raw"))
+    records = plan_records(run(lambda: deploy_fleet(config)))
+    replayed = run(floor_program(records))
     tampered = [dict(r) for r in records]
     first_custom = next(r for r in tampered if r["custom"])
     first_custom["options"] = {**first_custom["options"], "ignoreChanges": ["somethingElse"]}
@@ -109,10 +156,13 @@ def test_quick_run_writes_a_table_with_every_benchmark(tmp_path):
     for expected in (
         "| **Import cost** | `import nodepools` time / `import pulumi, pydantic` |",
         "| cloud SDKs loaded by `import nodepools` | none |",
+        "first use (`from nodepools import MachinePool` + one `MachinePoolArgs`) / one "
+        "pydantic model (`import pulumi, pydantic` + one one-field model built), timed | ",
+        "| <= 1.2x |",
         "| **Fleet plan** | mixed fleet of 10 pools",
-        "cold (fresh process): plan / raw floor",
-        "warm CPU: plan / raw floor",
-        "plan / provider-SDK floor",
+        "cold (fresh process): plan / provider-SDK floor, timed | ",
+        "warm: plan / provider-SDK floor, CPU time | ",
+        "| <= 1.15x |",
         "fitted exponent of warm CPU time",
         "| **Validation** | 1,000 custom resources validated after one compile |",
         "| **Placement** |",
@@ -122,12 +172,43 @@ def test_quick_run_writes_a_table_with_every_benchmark(tmp_path):
 
 
 def test_the_instruction_counts_children_plan_and_replay(tmp_path):
-    from benchmarks.instructions import child
+    from benchmarks.instructions import child, prepare
 
-    records = tmp_path / "records.json"
-    child("plan", 4, 1, records)
+    config, records = prepare(4, tmp_path)  # checks the floor against the plan
     planned = json.loads(records.read_text())
     assert planned and {r["type"] for r in planned} >= {"aws:eks/nodeGroup:NodeGroup"}
-    for floor in FLOORS:
-        child(floor, 4, 1, records)  # replays the recorded plan (checked by the tests above)
+    for mode in ("plan", "floor"):
+        child(mode, 1, config, records)
     assert json.loads(records.read_text()) == planned
+
+
+@pytest.mark.parametrize("statement", [BASELINE, ONE_MODEL, IMPORT, FIRST_USE])
+def test_the_statements_of_import_and_first_use_run(statement):
+    subprocess.run([sys.executable, "-c", statement], cwd=ROOT, check=True, timeout=120)
+
+
+def test_no_benchmark_module_imports_another_that_imports_it_back():
+    """The benchmarks' modules form no import circle, function-level imports included."""
+    import ast
+
+    folder = ROOT / "benchmarks"
+    names = {path.stem for path in folder.glob("*.py")}
+    edges: dict[str, set[str]] = {}
+    for path in folder.glob("*.py"):
+        found = edges.setdefault(path.stem, set())
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                module = (node.module or "").removeprefix("benchmarks").lstrip(".")
+                if node.level or (node.module or "").startswith("benchmarks"):
+                    found |= {module} & names if module else {a.name for a in node.names} & names
+            elif isinstance(node, ast.Import):
+                found |= {a.name.removeprefix("benchmarks.") for a in node.names} & names
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(
+            nxt == goal or (nxt not in seen and reaches(nxt, goal, seen | {nxt}))
+            for nxt in edges.get(start, ())
+        )
+
+    circles = sorted(name for name in names if reaches(name, name, {name}))
+    assert circles == []

@@ -34,8 +34,10 @@ def test_a_spot_capable_karpenter_pool_gets_a_line_until_the_queue_is_declared(
     assert main(plan) == 0  # advisory: the plan stays OK
     lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith(LINE)]
     assert len(lines) == 1
-    assert "NodePool 'trainium-trn1'" in lines[0]
-    assert "`karpenter.sh/capacity-type In [on-demand, spot]`" in lines[0]
+    assert (
+        ": `spec.template.spec.requirements[0]`: NodePool 'trainium-trn1' can launch spot "
+        "capacity (`karpenter.sh/capacity-type In [on-demand, spot]`)"
+    ) in lines[0]
     assert "settings.interruptionQueue" in lines[0]
 
     config = tmp_path / "policy.json"

@@ -13,7 +13,8 @@ from typing import Any
 import yaml
 from nodepools.planning import plan_stack
 from nodepools.planning.cli import main
-from nodepools.planning.markdown import COMMENT_LIMIT, MARKER, diff_markdown
+from nodepools.planning.markdown import COMMENT_LIMIT, MARKER
+from nodepools.planning.markdown_diff import diff_markdown
 from nodepools.planning.plan_diff import diff_plans, diff_stacks
 from nodepools.planning.plan_document import dumps, plan_document
 

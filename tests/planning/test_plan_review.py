@@ -16,7 +16,9 @@ import yaml
 from nodepools.planning import plan_stack
 from nodepools.planning.capacity_svg import capacity_svg
 from nodepools.planning.cli import main
-from nodepools.planning.markdown import COMMENT_LIMIT, MARKER, diff_markdown, plan_markdown
+from nodepools.planning.markdown import COMMENT_LIMIT, MARKER
+from nodepools.planning.markdown_diff import diff_markdown
+from nodepools.planning.markdown_plan import plan_markdown
 from nodepools.planning.plan_diff import diff_plans, diff_stacks
 from nodepools.planning.plan_document import SCHEMA_PATH, dumps, plan_document
 from nodepools.planning.project import stack_names

@@ -147,7 +147,8 @@ def test_the_budget_prices_karpenter_pools_by_their_limits_and_oke_flex_by_size(
         limits={"cpu": "1000", "nvidia.com/gpu": 16.0},
     )
     [message] = _budget(pool, 10.0)
-    assert "at its maximum of 2 p5.48xlarge nodes (`spec.limits`, on-demand list price" in message
+    assert message.startswith("`spec.limits`: pool 'llm' costs up to ")
+    assert "at its maximum of 2 p5.48xlarge nodes (on-demand list price" in message
 
     flex = oke_node_pool(
         "cpu",
@@ -159,5 +160,8 @@ def test_the_budget_prices_karpenter_pools_by_their_limits_and_oke_flex_by_size(
     flex.props["nodeShapeConfig"] = {"ocpus": 8.0, "memoryInGbs": 64.0}
     # 8 x 0.025 + 64 x 0.0015 = 0.296/h per node, 10 nodes.
     [message] = _budget(flex, 2.0)
-    assert "costs up to 2.96 USD/hour at its maximum of 10 VM.Standard.E4.Flex nodes" in message
+    assert message.startswith(
+        "`freeformTags.nodepools.dev/max-nodes`: pool 'cpu' costs up to 2.96 USD/hour at its "
+        "maximum of 10 VM.Standard.E4.Flex nodes"
+    )
     assert _budget(flex, 3.0) == []

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -212,7 +213,10 @@ def test_a_refusal_is_reported_without_the_token(plans, github):
     base, head = plans
     result = _run(base, head, GITHUB_TOKEN="wrong-" + TOKEN, GITHUB_API_URL=url)
     assert result.returncode == 2
-    assert "GitHub answered 401" in result.stderr and "Bad credentials" in result.stderr
+    assert re.search(
+        r"^error: (GET|POST|PATCH) http\S+: GitHub answered 401: ", result.stderr, re.M
+    )
+    assert "Bad credentials" in result.stderr
     assert TOKEN not in result.stderr + result.stdout
 
 

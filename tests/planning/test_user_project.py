@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -99,7 +100,10 @@ def test_the_project_its_defaults_the_stack_file_and_overrides_are_read(project)
 
 
 def test_an_encrypted_value_needs_its_plaintext_offline(project):
-    with pytest.raises(ValueError, match=r"my-gpus:token .* --secret token=\.\.\."):
+    stack_file = re.escape(str(project / "Pulumi.dev.yaml"))
+    with pytest.raises(
+        ValueError, match=rf"^{stack_file}: my-gpus:token .* --secret token=\.\.\.$"
+    ):
         plan_stack("dev", project_dir=project)
 
 
@@ -126,4 +130,4 @@ def test_the_cli_takes_the_project_folder_and_overrides(project, capsys):
 def test_a_bad_override_is_a_clear_error(project, capsys):
     code = main(["plan", "--stack", "dev", "-C", str(project), "-c", "instanceType"])
     assert code == 2
-    assert "key=value" in capsys.readouterr().err
+    assert capsys.readouterr().err == "error: --config 'instanceType': expected key=value\n"

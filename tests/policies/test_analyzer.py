@@ -30,10 +30,8 @@ from pulumi_policy import EnforcementLevel
 from pulumi_policy.proxy import UNKNOWN_NUMBER_VALUE
 from pulumi_policy.version import VERSION as PULUMI_POLICY_VERSION
 
+from tests.policies.cases import ALL_CASES, RESOURCE_CASES, STACK_CASES
 from tests.policies.fixtures import (
-    ALL_CASES,
-    RESOURCE_CASES,
-    STACK_CASES,
     Case,
     Resource,
     eks_node_group,

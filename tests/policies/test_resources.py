@@ -5,16 +5,12 @@ from __future__ import annotations
 import base64
 
 import pytest
-from nodepools.policies import resources
+from nodepools.policies import pool_model
+from nodepools.policies.cloud_pools import taints_from_kubelet_args
 from nodepools.policies.label_policies import restricted_domain
+from nodepools.policies.pool_model import Accelerator, Taint
 from nodepools.policies.quantities import parse_quantity
-from nodepools.policies.resources import (
-    Accelerator,
-    Taint,
-    is_rosa_machine_pool,
-    pool_view,
-    taints_from_kubelet_args,
-)
+from nodepools.policies.resources import is_rosa_machine_pool, pool_view
 from nodepools.specs.catalog.accelerators import AMD_GPU, AWS_NEURON, NVIDIA_GPU
 
 from tests.policies.fixtures import (
@@ -49,7 +45,7 @@ from tests.policies.fixtures import (
 def test_accelerators_by_catalog_then_by_family(shape, expected):
     # Counts come from the components' catalog; a size it doesn't list is still recognised
     # by its family (count unknown), so it can't escape the taint rule.
-    assert resources._accelerator_for(shape) == expected
+    assert pool_model.accelerator_for(shape) == expected
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -20,9 +21,8 @@ from pulumi_policy import (
 )
 from pulumi_policy.proxy import UNKNOWN_STRING_VALUE
 
+from tests.policies.cases import RESOURCE_CASES, STACK_CASES
 from tests.policies.fixtures import (
-    RESOURCE_CASES,
-    STACK_CASES,
     Case,
     Resource,
     eks_node_group,
@@ -49,6 +49,9 @@ def test_policy_case(case: Case):
     for violation in violations:
         assert case.mentions in violation.message
         assert violation.urn in urns
+        # The path of what to change first, then the reason, lowercase, no full stop.
+        assert re.match(r"`[^`]+`: \S", violation.message), violation.message
+        assert not violation.message.endswith("."), violation.message
 
 
 def test_well_formed_fleet_passes_every_policy():

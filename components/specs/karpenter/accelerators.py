@@ -8,7 +8,7 @@ accelerator resources are errors, since no taint or limit could describe such a 
 
 A pool "can launch" an accelerator when one of its instance requirements lists a value
 whose instances carry it (`instance_families: [g5, m5]` can launch `nvidia.com/gpu`), the
-notion the policy pack applies to a rendered NodePool (`nodepools.policies.resources`); such a pool
+notion the policy pack applies to a rendered NodePool (`nodepools.policies.karpenter_pools`); such a pool
 must be isolated and bounded like an accelerator-only one (see `resolve_karpenter_pool`).
 A pool with no instance requirement at all is general purpose for both: it is not taken
 to launch accelerators, although Karpenter would launch one for a pod that asks for it.
