@@ -28,12 +28,13 @@ from nodepools.specs.karpenter.requirements import (
     contradiction_issues,
 )
 from nodepools.specs.karpenter.values import (
+    CategoryValues,
     Duration,
+    FamilyValues,
     GracePeriod,
     InstanceTypeValues,
     Limits,
     LowercaseValues,
-    RequirementValues,
     unique_sorted,
 )
 from nodepools.specs.pools.names import PoolName
@@ -79,12 +80,12 @@ class KarpenterNodePoolArgs(SpecModel):
         description="Pin instance types (`node.kubernetes.io/instance-type`), e.g. "
         "`trn1.2xlarge`. Default None (any).",
     )
-    instance_families: RequirementValues | None = Field(
+    instance_families: FamilyValues | None = Field(
         default=None,
         description="Instance families (`karpenter.k8s.aws/instance-family`), e.g. `g5`, `m5`. "
         "Default None (any).",
     )
-    instance_categories: RequirementValues | None = Field(
+    instance_categories: CategoryValues | None = Field(
         default=None,
         description="Instance categories (`karpenter.k8s.aws/instance-category`), e.g. `g`, "
         "`p`, `c`. Default None (any).",

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from nodepools.specs.catalog.accelerator_agreement import with_catalog_facts
 from nodepools.specs.catalog.accelerators import (
     Accelerator,
     AdvertisedAccelerators,
@@ -195,7 +196,7 @@ def resolve_pool(
                 f"pool {component_name!r}", [Issue("autoscaling", REPLICAS_OR_AUTOSCALING)]
             )
         min_nodes, max_nodes, autoscaled = scaling.min_replicas, scaling.max_replicas, True
-    accelerator = args.accelerator or catalog_accelerator(args)
+    accelerator = with_catalog_facts(args.accelerator, catalog_accelerator(args))
     if args.advertised is not None and accelerator is None:
         raise SpecError(
             f"pool {component_name!r}",
@@ -242,7 +243,7 @@ def resolve_pool(
 def resolve_gpu_spot_pool(args: GpuSpotPoolArgs, component_name: str) -> ResolvedPool:
     """`resolve_pool` with a GpuSpotPool's defaults: accelerator and spot taints, the GPU
     label, autoscaling 0..3."""
-    accelerator = args.accelerator or catalog_accelerator(args)
+    accelerator = with_catalog_facts(args.accelerator, catalog_accelerator(args))
     assert accelerator is not None  # guaranteed by GpuSpotPoolArgs validation
     default_taints = [accelerator_taint(accelerator)]
     if args.spot is not None:
