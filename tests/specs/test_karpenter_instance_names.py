@@ -92,3 +92,21 @@ def test_the_plan_shows_the_warning():
     )
     warnings = [message for severity, message in capture.logs if severity == "warning"]
     assert any("instance family 'm99' is not in the nodepools catalog" in m for m in warnings)
+
+
+def test_an_unknown_family_of_a_one_maker_category_keeps_its_accelerator():
+    # As the policy pack reads the rendered NodePool: `p` families are NVIDIA's.
+    pool = resolved(instance_families=["p7"], limits={"nvidia.com/gpu": 8})
+    assert pool.accelerator is not None and pool.accelerator.resource == "nvidia.com/gpu"
+    assert [str(t) for t in pool.taints] == ["nvidia.com/gpu=true:NoSchedule"]
+    assert pool.warnings and "instance family 'p7'" in pool.warnings[0]
+
+
+def test_a_count_no_type_of_the_families_carries_is_refused():
+    found = issues(instance_families=["g5"], gpu_count=2)
+    assert found == {
+        "gpu_count": "2 matches none of `instance_families` ['g5'] (their types carry "
+        "[1, 4, 8]); no instance type can satisfy both"
+    }
+    assert "neuron_count" in issues(instance_families=["trn1"], neuron_count=3)
+    assert resolved(instance_families=["g5"], gpu_count=4).accelerator.count == 4

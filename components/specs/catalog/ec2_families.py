@@ -84,10 +84,11 @@ def unknown_family_warning(value: str) -> str | None:
     if value in catalog_families() or family_problem(value) is not None:
         return None
     return (
-        f"instance family {value!r} is not in the nodepools catalog: taken as one without "
-        "accelerators (no accelerator taint, request or limit); check the name, as "
-        "Karpenter launches nothing for a family EC2 doesn't have, or say its accelerator "
-        "with `gpu_manufacturers` or `neuron_names` if it has one"
+        f"instance family {value!r} is not in the nodepools catalog: taken to carry its "
+        "category's accelerator where the category has one kind (p, gr: NVIDIA GPUs; trn, "
+        "inf: Neuron), else none (no accelerator taint, request or limit); check the name, "
+        "as Karpenter launches nothing for a family EC2 doesn't have, or say its "
+        "accelerator with `gpu_manufacturers` or `neuron_names`"
     )
 
 
@@ -107,9 +108,8 @@ def unknown_ec2_type_warning(value: str) -> str | None:
     """A warning for a well-formed EC2 type the catalog does not know (it may be new)."""
     if instance_type(value) is not None or cloud_of_name(value) != "aws":
         return None
-    known = family_of(value) in catalog_families()
-    taken = "with its family's accelerator" if known else "without accelerators"
     return (
-        f"instance type {value!r} is not in the nodepools catalog: taken as a type {taken}; "
-        "check the name, as Karpenter launches nothing for a type EC2 doesn't have"
+        f"instance type {value!r} is not in the nodepools catalog: taken to carry its "
+        "family's accelerator, if any; check the name, as Karpenter launches nothing for "
+        "a type EC2 doesn't have"
     )

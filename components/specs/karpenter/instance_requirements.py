@@ -80,11 +80,14 @@ def family_resource(family: str) -> frozenset[str] | None:
 
 
 def known_family_resource(family: str) -> frozenset[str] | None:
-    """`family_resource` of a family the catalog knows; None for one it lacks, which the
-    pool takes as CPU-only and warns about (`catalog.ec2_families`): a typo'd `g55` must
-    not make an NVIDIA pool. (The policy pack reads a rendered NodePool with
-    `family_resource` itself, erring the other way.)"""
-    return family_resource(family) if family in catalog_families() else None
+    """`family_resource` of a family the catalog knows. One it lacks (warned about,
+    `catalog.ec2_families`) carries its category's accelerator only where the category
+    has one kind (`p7`: NVIDIA), as the policy pack reads a rendered NodePool; in `g`,
+    of both makers, it is taken as CPU-only: a typo'd `g55` makes no NVIDIA pool."""
+    resources = family_resource(family)
+    if family in catalog_families() or resources is None or len(resources) == 1:
+        return resources
+    return None
 
 
 def type_resources(instance_type: str) -> frozenset[str] | None:
