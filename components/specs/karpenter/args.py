@@ -82,13 +82,15 @@ class KarpenterNodePoolArgs(SpecModel):
     )
     instance_families: FamilyValues | None = Field(
         default=None,
-        description="Instance families (`karpenter.k8s.aws/instance-family`), e.g. `g5`, `m5`. "
-        "Default None (any).",
+        description="Instance families (`karpenter.k8s.aws/instance-family`), e.g. `g5`, `m5`: "
+        "a name of no family's form is an error, one the instance catalog lacks a plan "
+        "warning. Default None (any).",
     )
     instance_categories: CategoryValues | None = Field(
         default=None,
         description="Instance categories (`karpenter.k8s.aws/instance-category`), e.g. `g`, "
-        "`p`, `c`. Default None (any).",
+        "`p`, `c`: lowercase letters; one the instance catalog lacks is a plan warning. "
+        "Default None (any).",
     )
     architectures: list[Literal["amd64", "arm64"]] | None = Field(
         default=None, description="CPU architectures (`kubernetes.io/arch`). Default None (any)."

@@ -134,7 +134,9 @@ class SharedNodePoolArgs(CheckedArgs):
     accelerator: Accelerator | None = Field(
         default=None,
         description="Accelerators per node; default None looks the shape up in the catalog "
-        "(a shape not in it has none; an accelerated shape not in it is an error).",
+        "(a shape not in it has none; an accelerated shape not in it is an error). Given for "
+        "a shape the catalog knows, it must agree with it (resource, maker when given, "
+        "count).",
     )
     pool_name: PoolName | None = Field(
         default=None,
