@@ -128,3 +128,11 @@ def test_a_recipe_asks_for_what_its_shape_carries():
         RecipeArgs(image="app", node_shape="g5.xlarge", accelerator_resource="amd.com/gpu")
     asked = RecipeArgs(image="app", node_shape="g5.xlarge", accelerator_resource="nvidia.com/gpu")
     assert asked.accelerator_resource == "nvidia.com/gpu"
+
+
+def test_what_a_pool_advertises_is_of_its_accelerators_maker():
+    base = {"cluster": EKS, "instance_type": "p5.48xlarge", "replicas": 1}
+    found = issues(MachinePool, {**base, "advertised": {"resource": "amd.com/gpu", "count": 8}})
+    assert "the pool's accelerators are `nvidia.com/gpu`" in found["advertised"]
+    mig = {"resource": "nvidia.com/mig-1g.10gb", "count": 56}
+    assert MachinePool.resolve("pool", {**base, "advertised": mig}).node_accelerator.count == 56

@@ -75,6 +75,24 @@ def pool_instance_type(args: PoolArgsBase) -> str:
     return args.instance_type
 
 
+def advertised_problem(args: PoolArgsBase, accelerator: Accelerator | None) -> str | None:
+    """Why the pool's nodes can't advertise `args.advertised`: no accelerators to
+    partition, or a resource of another maker than theirs (MIG slices and time-sliced
+    GPUs keep their maker's domain: `nvidia.com/...`)."""
+    advertised = args.advertised
+    assert advertised is not None
+    given = repr(advertised.model_dump())
+    if accelerator is None:
+        return f"{given} can't be used: the pool has no accelerators to partition"
+    domain = accelerator.resource.split("/", 1)[0]
+    if advertised.resource.split("/", 1)[0] != domain:
+        return (
+            f"{given} can't be used: the pool's accelerators are `{accelerator.resource}`, "
+            f"and device software advertises them as `{domain}/...` resources"
+        )
+    return None
+
+
 @dataclass(frozen=True)
 class ResolvedPool:
     """A pool with every default applied: what backends build and scheduling derives from."""
@@ -197,17 +215,8 @@ def resolve_pool(
             )
         min_nodes, max_nodes, autoscaled = scaling.min_replicas, scaling.max_replicas, True
     accelerator = with_catalog_facts(args.accelerator, catalog_accelerator(args))
-    if args.advertised is not None and accelerator is None:
-        raise SpecError(
-            f"pool {component_name!r}",
-            [
-                Issue(
-                    "advertised",
-                    f"{args.advertised.model_dump()!r} can't be used: the pool has no "
-                    "accelerators to partition",
-                )
-            ],
-        )
+    if args.advertised is not None and (problem := advertised_problem(args, accelerator)):
+        raise SpecError(f"pool {component_name!r}", [Issue("advertised", problem)])
     labels = {
         **(default_labels or {}),
         **args.labels,
