@@ -90,7 +90,8 @@ def node_classes(draw: Any) -> dict[str, Any]:
     else:
         node_class["instance_profile"] = draw(st.from_regex(r"[A-Za-z][\w+=,.@-]{0,30}", fullmatch=True, alphabet=st.characters(codec="ascii")))  # fmt: skip
     optional = {
-        "boot_volume_gb": st.integers(1, 16384),
+        # At least every alias's AMI snapshot (Windows: 50 GiB), as EC2 requires.
+        "boot_volume_gb": st.integers(50, 16384),
         "tags": st.dictionaries(TAG_KEY, st.from_regex(r"[A-Za-z0-9 ._:/=+@-]{0,20}", fullmatch=True), max_size=3),
         "detailed_monitoring": st.booleans(),
         "instance_store_policy": st.just("RAID0"),
@@ -278,7 +279,7 @@ NEAR_MISSES: dict[str, list[Any]] = {
     "node_class.ami_alias": ["al2", "al2023@", "windows2019@v2", "ubuntu@latest", "a" * 31],
     "node_class.subnet_selector_tags": [[], {}, [{}], {"k": ""}, [{f"t{i}": "v" for i in range(21)}]],
     "node_class.security_group_selector_tags": [{"": "v"}, [{"k": str(i)} for i in range(31)]],
-    "node_class.boot_volume_gb": [0, 16385],
+    "node_class.boot_volume_gb": [0, 16385, 10],
     "node_class.tags": [
         {"eks:eks-cluster-name": "x"}, {"kubernetes.io/cluster/x": "owned"},
         {"karpenter.sh/nodeclaim": "x"}, {"aws:x": "y"}, {"": "v"}, {"k": "v" * 257},

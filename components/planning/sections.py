@@ -142,14 +142,20 @@ def scheduling_section(capture: Capture) -> Section:
 def _advertised_note(capture: Capture, pool: CapturedResource) -> list[str]:
     """A line when device software makes the pool's nodes advertise another resource or
     count than its hardware (MIG, time slicing): what to request instead."""
-    from nodepools.planning.devices_section import device_rows
+    from nodepools.planning.devices_section import device_rows, device_stacks
 
     spec: dict[str, Any] = pool.inputs.get("spec") or {}
     name = spec.get("poolName", pool.name)
-    hardware = (spec.get("acceleratorResource"), int(spec.get("acceleratorsPerNode") or 0))
+    # The stack says which pools it changes (a Karpenter pool has no one count per node).
+    changed: set[tuple[str, str]] = set()
+    for stack in device_stacks(capture):
+        offers: dict[str, dict[str, Any]] = stack.inputs.get("advertised") or {}
+        changed.update(
+            (stack.name, served) for served, f in offers.items() if f.get("changed", True)
+        )
     lines: list[str] = []
     for row in device_rows(capture):
-        if row["pool"] != name or (row["resource"], row["count"]) == hardware:
+        if row["pool"] != name or (row["stack"], name) not in changed:
             continue
         lines.append(
             f"  # with {row['stack']} ({row['software']}) one node advertises "
@@ -158,9 +164,15 @@ def _advertised_note(capture: Capture, pool: CapturedResource) -> list[str]:
         if pool.type == "nodepools:index:KarpenterNodePool":
             # Karpenter simulates with the instance type's own capacity and has no way to
             # learn other extended resources (kubernetes-sigs/karpenter#751).
+            hardware = spec.get("acceleratorResource")
             lines.append(
                 "  # Karpenter launches nodes by the instance type's hardware resources only: "
-                "a pending pod asking for the advertised resource won't launch a node"
+                + (
+                    "a pending pod asking for the advertised resource won't launch a node"
+                    if row["resource"] != hardware
+                    else f"a pending pod asking for more {hardware} than one instance has "
+                    "won't launch a node"
+                )
             )
         elif (
             str(row["resource"]).startswith("nvidia.com/mig-") and spec.get("clusterKind") == "eks"

@@ -64,6 +64,9 @@ class PoolComponent(pulumi.ComponentResource, Generic[PoolT]):
         warning = unknown_type_warning(instance_type) if instance_type else None
         if warning and pool.accelerator is None:
             pulumi.log.warn(warning, resource=self)
+        # Karpenter's: families, categories and types its requirements name.
+        for warning in getattr(pool, "warnings", ()):
+            pulumi.log.warn(warning, resource=self)
         # What a node advertises (MIG slices, time-sliced GPUs), not the hardware's count.
         self.scheduling = SchedulingInfo.for_pool(
             pool.pool_name, pool.taints, pool.node_accelerator, extra_limits=pool.extra_limits

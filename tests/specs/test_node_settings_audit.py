@@ -67,7 +67,7 @@ def test_release_versions_of_another_family_or_shape_are_refused(ami_type, relea
 @pytest.mark.parametrize(
     "volume",
     [
-        {"size_gb": 8, "iops": 3000, "throughput": 125},
+        {"size_gb": 20, "iops": 3000, "throughput": 125},
         {"size_gb": 160, "iops": 80000, "throughput": 2000},
         {"size_gb": 100, "throughput": 750},  # 0.25 of the 3,000 baseline
         {"type": "io1", "size_gb": 100, "iops": 5000},

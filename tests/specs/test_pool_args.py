@@ -123,11 +123,12 @@ def test_unknown_cluster_kind():
 def test_gpu_spot_pool_needs_an_accelerator():
     found = problems(GpuSpotPoolArgs, {"cluster": EKS, "instance_type": "m5.large"})
     assert "'m5.large' has no accelerator" in found["accelerator"]
+    # A type the catalog lacks takes the accelerator it is given (one it knows must agree).
     custom = parse_spec(
         GpuSpotPoolArgs,
         {
             "cluster": EKS,
-            "instance_type": "m5.large",
+            "instance_type": "f9.2xlarge",
             "accelerator": {"resource": "example.com/fpga", "count": 2},
         },
         "p",

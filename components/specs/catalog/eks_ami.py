@@ -1,4 +1,5 @@
-"""Which EKS AMI type a node group gets: the node's CPU architecture and accelerator decide.
+"""Which EKS AMI type a node group gets: the node's CPU architecture and accelerator decide;
+and how big the volumes of the EKS AMI families are (a volume can't be smaller).
 
 Without an explicit AMI type EKS picks its standard x86_64 AMI: a Graviton group would not
 boot, and accelerator nodes would join without a driver and never advertise their devices.
@@ -79,4 +80,54 @@ def ami_type_problem(ami_type: str | None, instance_type: str) -> str | None:
         f"{ami_type!r} is an {ami_arch} AMI, so EKS can't launch it; remove "
         "`cluster.ami_type` (each pool then gets the AMI type of its architecture and "
         f"accelerator) or use an {arch} one for this pool's cluster entry"
+    )
+
+
+# The size (GiB) of the snapshot behind each EKS AMI family's volume that holds containers
+# and images: EC2 refuses a volume smaller than its snapshot, so a launch template (a
+# pool's or Karpenter's) asking for less never launches a node. Amazon Linux 2 and 2023:
+# 20 (awslabs/amazon-eks-ami, the AMI's /dev/xvda mapping and the AL2023 build's
+# `launch_block_device_mappings_volume_size`); Bottlerocket's data volume /dev/xvdb: 20
+# (its EKS variants publish 2 GiB of OS and 20 of data; EKS's and Karpenter's 20 GiB
+# default); Windows /dev/sda1: 50 (EKS CreateNodegroup's Windows default disk, Karpenter's
+# Windows `DefaultBlockDeviceMappings`).
+AMI_VOLUME_GB = {"al2": 20, "al2023": 20, "bottlerocket": 20, "windows": 50}
+
+
+def ami_family(ami_type: str | None) -> str | None:
+    """The AMI family (`AMI_VOLUME_GB`'s keys) of an EKS AMI type; None (EKS's default
+    for the instance type) is Amazon Linux; CUSTOM, or a type of no known family, None."""
+    if ami_type is None:
+        return "al2023"
+    for prefix, family in (
+        ("AL2023_", "al2023"),
+        ("AL2_", "al2"),
+        ("BOTTLEROCKET_", "bottlerocket"),
+        ("WINDOWS_", "windows"),
+    ):
+        if ami_type.startswith(prefix):
+            return family
+    return None
+
+
+def family_volume_device(family: str) -> str:
+    """The device of the volume that holds containers and images for an AMI family."""
+    if family == "bottlerocket":
+        return BOTTLEROCKET_DATA_DEVICE
+    return WINDOWS_ROOT_DEVICE if family.startswith("windows") else ROOT_DEVICE
+
+
+def ami_volume_problem(size_gb: float, family: str | None, what: str) -> str | None:
+    """Why a `size_gb` GiB container volume can't boot an AMI of `family` (`al2023`,
+    `bottlerocket`, `windows2022`...; None: unknown, not checked). `what` names the AMI
+    for the message."""
+    if family is None:
+        return None
+    least = AMI_VOLUME_GB.get("windows" if family.startswith("windows") else family)
+    if least is None or size_gb >= least:
+        return None
+    device = family_volume_device(family)
+    return (
+        f"{size_gb:g} GiB is smaller than the {least} GiB snapshot of {what}'s {device}, "
+        f"and EC2 refuses a volume smaller than its snapshot: give at least {least}"
     )

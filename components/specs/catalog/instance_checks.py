@@ -3,13 +3,16 @@
 Shared by every pool spec: the name must be of the cluster's cloud (an OCI shape on EKS, or
 an EC2 type on OKE, is refused with what the cluster takes), an EKS cluster's `ami_type`
 must boot the type's architecture, and a type of an accelerated family must have a known
-accelerator or be given one.
+accelerator or be given one. Karpenter's instance types, families and categories must
+have an EC2 name's form.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from nodepools.specs.catalog.ec2_families import category_problem, family_problem
 from nodepools.specs.catalog.eks_ami import ami_type_problem
 from nodepools.specs.catalog.instance_types import (
     CLUSTER_CLOUDS,
@@ -17,6 +20,7 @@ from nodepools.specs.catalog.instance_types import (
     unknown_accelerated_problem,
 )
 from nodepools.specs.core.base import PathError
+from nodepools.specs.core.labels import label_value_problem
 
 
 def instance_type_problem(name: str, cluster: Any) -> str | None:
@@ -46,3 +50,22 @@ def ec2_instance_types(values: list[str]) -> list[str]:
         if problem := name_problem(value, "aws"):
             raise PathError(f"[{index}]", problem)
     return values
+
+
+def _names(values: list[str], problem_of: Callable[[str], str | None]) -> list[str]:
+    for index, value in enumerate(values):
+        if not value or label_value_problem(value):
+            continue  # no label value at all: the requirement's own check says so
+        if problem := problem_of(value):
+            raise PathError(f"[{index}]", problem)
+    return values
+
+
+def ec2_instance_families(values: list[str]) -> list[str]:
+    """A Karpenter `instance_families` list: each one of an EC2 family's form."""
+    return _names(values, family_problem)
+
+
+def ec2_instance_categories(values: list[str]) -> list[str]:
+    """A Karpenter `instance_categories` list: each one of an EC2 category's form."""
+    return _names(values, category_problem)

@@ -46,6 +46,11 @@ class ClusterCapabilities(SpecModel):
     boot_volume_gb: tuple[int, int] = Field(
         description="Inclusive range of boot volume sizes in GiB. Required."
     )
+    eks_ami_volumes: bool = Field(
+        default=False,
+        description="Is the boot volume made from an EKS AMI's snapshot, so that it can't be "
+        "smaller than the AMI family's (`catalog.eks_ami.AMI_VOLUME_GB`)? Default false.",
+    )
     accelerator_boot_volume_gb: int | None = Field(
         default=None,
         description="Boot volume (GiB) an accelerator pool gets when it names none; default "
@@ -125,6 +130,7 @@ _EKS = ClusterCapabilities(
     spot_max_price_why="EKS refuses spot options in a node group's launch template, so "
     "the price is always capped at on-demand",
     boot_volume_gb=(1, 16384),
+    eks_ami_volumes=True,
     # EKS's default disk is 20 GiB (CreateNodegroup `diskSize`): the NVIDIA/Neuron AMI
     # plus one CUDA or PyTorch image (10-20 GB unpacked) fill it, and the kubelet then
     # evicts pods for disk pressure. eksctl settled on 80 GiB for every node

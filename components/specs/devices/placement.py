@@ -228,8 +228,10 @@ def modeled_nodes(spec: AcceleratorStackArgs) -> list[tuple[ServedPool, dict[str
 
 @dataclass(frozen=True)
 class Advertised:
-    """What one node of a pool advertises once the stack runs, and whether the stack's
-    pods for it tolerate every taint (and startup taint) of the pool and select its nodes."""
+    """What one node of a pool advertises once the stack runs, whether that is other than
+    its accelerators as the pool describes them (MIG slices, time-sliced GPUs: `changed`),
+    and whether the stack's pods for it tolerate every taint (and startup taint) of the
+    pool and select its nodes."""
 
     pool: str
     software: str
@@ -237,12 +239,14 @@ class Advertised:
     count: int
     tolerated: bool
     selected: bool
+    changed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "software": self.software,
             "resource": self.resource,
             "count": self.count,
+            "changed": self.changed,
             "tolerated": self.tolerated,
             "selected": self.selected,
         }
@@ -295,11 +299,11 @@ def advertised(spec: AcceleratorStackArgs, name: str = "stack") -> list[Advertis
             d.admits(labels) for d in mine for served, labels in nodes if served is pool
         )
         resource, count = advertised_resource(spec, pool)
-        out.append(
-            Advertised(
-                pool.name, software_of(spec, acc.vendor), resource, count, tolerated, selected
-            )
-        )
+        # Compared with the served pool's own accelerator, not a count shown elsewhere: a
+        # Karpenter pool of several sizes has no one count per node, and asks for 1.
+        changed = (resource, count) != (acc.resource, acc.count)
+        software = software_of(spec, acc.vendor)
+        out.append(Advertised(pool.name, software, resource, count, tolerated, selected, changed))
     return out
 
 

@@ -9,7 +9,9 @@
   launches in `accelerators` (the accelerator profile), from `instance_requirements` (what
   each requirement value stands for) and `accelerator_counts` (devices per instance);
 - cross-field and cloud limits: `checks`, with `restrictions` (the keys the CRDs restrict,
-  read from their CEL rules) and `labels` (Karpenter's well-known label keys).
+  read from their CEL rules), `labels` (Karpenter's well-known label keys) and
+  `instance_names` (the EC2 types, families and categories requirements name, checked
+  against the instance catalog).
 
 May import: `nodepools.specs.core`, `.catalog`, `.clusters`, `.pools`.
 """

@@ -37,7 +37,7 @@ from nodepools.specs.karpenter.instance_requirements import (
     GPU_MAKERS,
     INSTANCE_FIELDS,
     InstanceRequirements,
-    family_resource,
+    known_family_resource,
     name_resources,
     type_resources,
 )
@@ -149,7 +149,7 @@ def _profile(
         add(
             "instance_families",
             _resources_of_values(
-                "instance_families", args.instance_families, family_resource, issues
+                "instance_families", args.instance_families, known_family_resource, issues
             ),
         )
     if args.instance_categories:

@@ -28,12 +28,13 @@ from nodepools.specs.karpenter.requirements import (
     contradiction_issues,
 )
 from nodepools.specs.karpenter.values import (
+    CategoryValues,
     Duration,
+    FamilyValues,
     GracePeriod,
     InstanceTypeValues,
     Limits,
     LowercaseValues,
-    RequirementValues,
     unique_sorted,
 )
 from nodepools.specs.pools.names import PoolName
@@ -79,15 +80,17 @@ class KarpenterNodePoolArgs(SpecModel):
         description="Pin instance types (`node.kubernetes.io/instance-type`), e.g. "
         "`trn1.2xlarge`. Default None (any).",
     )
-    instance_families: RequirementValues | None = Field(
+    instance_families: FamilyValues | None = Field(
         default=None,
-        description="Instance families (`karpenter.k8s.aws/instance-family`), e.g. `g5`, `m5`. "
-        "Default None (any).",
+        description="Instance families (`karpenter.k8s.aws/instance-family`), e.g. `g5`, `m5`: "
+        "a name of no family's form is an error, one the instance catalog lacks a plan "
+        "warning. Default None (any).",
     )
-    instance_categories: RequirementValues | None = Field(
+    instance_categories: CategoryValues | None = Field(
         default=None,
         description="Instance categories (`karpenter.k8s.aws/instance-category`), e.g. `g`, "
-        "`p`, `c`. Default None (any).",
+        "`p`, `c`: lowercase letters; one the instance catalog lacks is a plan warning. "
+        "Default None (any).",
     )
     architectures: list[Literal["amd64", "arm64"]] | None = Field(
         default=None, description="CPU architectures (`kubernetes.io/arch`). Default None (any)."

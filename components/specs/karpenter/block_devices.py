@@ -7,10 +7,12 @@ reported with their arg path; the rendered manifest is validated against the CRD
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Annotated, Any, Literal
 
-from nodepools.specs.core.base import PathError, SpecModel
+from nodepools.specs.catalog.ebs_limits import ebs_volume_issues
+from nodepools.specs.core.base import NestedIssues, PathError, SpecModel
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 # The CRD's blockDeviceMappings[].ebs.volumeSize pattern: up to 64 TB in G/Gi/T/Ti.
@@ -19,6 +21,18 @@ _VOLUME_SIZE = re.compile(
     r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|[6][0-3][0-9]{3}|64000)G|"
     r"([1-9]||[1-5][0-7]|58)Ti|([1-9]||[1-5][0-9]|6[0-3]|64)T)$"
 )
+
+
+_UNITS = {"Gi": 2**30, "G": 10**9, "Ti": 2**40, "T": 10**12}
+_SIZE = re.compile(r"^(?P<number>\d+)(?P<unit>Gi|G|Ti|T)$")
+
+
+def volume_size_gib(size: str) -> int:
+    """GiB of a `volume_size` the CRD's pattern admits (`100Gi`, `1Ti`, `500G`), rounded up
+    as Karpenter rounds it."""
+    found = _SIZE.fullmatch(size)
+    assert found is not None, size
+    return math.ceil(int(found["number"]) * _UNITS[found["unit"]] / 2**30)
 
 
 class EbsVolume(SpecModel):
@@ -76,7 +90,24 @@ class EbsVolume(SpecModel):
                 "snapshotID must be set when volumeInitializationRate is set "
                 f"({self.volume_initialization_rate!r})",
             )
+        # EBS's own rules, the same as a managed pool's boot volume is held to.
+        issues = ebs_volume_issues(
+            self.volume_type,
+            self.size_gib,
+            self.iops,
+            self.throughput,
+            encrypted=self.encrypted,
+            kms_key_id=self.kms_key_id,
+        )
+        if issues:
+            raise NestedIssues(issues)
         return self
+
+    @property
+    def size_gib(self) -> int | None:
+        """The volume's size in GiB as Karpenter asks EC2 for it (v1.14.1 `volumeSize`:
+        the quantity in GiB, rounded up), or None without `volume_size`."""
+        return None if self.volume_size is None else volume_size_gib(self.volume_size)
 
     def to_manifest(self) -> dict[str, Any]:
         keys = {

@@ -13,10 +13,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from nodepools.specs.catalog.accelerators import lookup_accelerator
+from nodepools.specs.catalog.accelerators import AWS_NEURON, CATALOG, lookup_accelerator
+from nodepools.specs.catalog.ec2_families import catalog_families
 from nodepools.specs.core.base import Issue
 from nodepools.specs.core.labels import POOL_LABEL, restricted_domain
 from nodepools.specs.karpenter.instance_requirements import (
+    ANY_GPU,
     GPU_NAME_MAKERS,
     InstanceRequirements,
     category_of,
@@ -218,4 +220,34 @@ def unsatisfiable_issues(args: InstanceRequirements) -> list[Issue]:
                 )
             )
     issues += _architecture_issues(args)
+    issues += _family_count_issues(args)
+    return issues
+
+
+def _family_count_issues(args: InstanceRequirements) -> list[Issue]:
+    """An exact `gpu_count` or `neuron_count` no type of the listed families carries
+    (`instance_families: [g5]` with `gpu_count: 2`: g5 types have 1, 4 or 8): the pool
+    would promise devices no instance has and never launch. Pinned types are checked
+    against the count by the accelerator profile; families the catalog lacks may have any."""
+    families: list[str] = list(args.instance_families or [])
+    if not families or args.instance_types or not set(families) <= catalog_families():
+        return []
+    issues: list[Issue] = []
+    for field, resources in (("gpu_count", ANY_GPU), ("neuron_count", {AWS_NEURON})):
+        wanted = getattr(args, field)
+        counts = sorted(
+            {
+                accelerator.count
+                for name, accelerator in CATALOG.items()
+                if family_of(name) in families and accelerator.resource in resources
+            }
+        )
+        if wanted is not None and counts and wanted not in counts:
+            issues.append(
+                Issue(
+                    field,
+                    f"{wanted} matches none of `instance_families` {families!r} (their types "
+                    f"carry {counts}); no instance type can satisfy both",
+                )
+            )
     return issues

@@ -19,6 +19,7 @@ from nodepools.specs.catalog.accelerators import (
     NVIDIA_GPU,
     lookup_accelerator,
 )
+from nodepools.specs.catalog.ec2_families import catalog_families
 from nodepools.specs.catalog.instance_types import catalog_names, instance_type
 
 
@@ -78,17 +79,28 @@ def family_resource(family: str) -> frozenset[str] | None:
     return CATEGORY_RESOURCES.get(found["category"]) if found else None
 
 
+def known_family_resource(family: str) -> frozenset[str] | None:
+    """`family_resource` of a family the catalog knows. One it lacks (warned about,
+    `catalog.ec2_families`) carries its category's accelerator only where the category
+    has one kind (`p7`: NVIDIA), as the policy pack reads a rendered NodePool; in `g`,
+    of both makers, it is taken as CPU-only: a typo'd `g55` makes no NVIDIA pool."""
+    resources = family_resource(family)
+    if family in catalog_families() or resources is None or len(resources) == 1:
+        return resources
+    return None
+
+
 def type_resources(instance_type: str) -> frozenset[str] | None:
     accelerator = lookup_accelerator(instance_type)
     if accelerator is not None:
         return frozenset({accelerator.resource})
-    return family_resource(instance_type.split(".", 1)[0])
+    return known_family_resource(instance_type.split(".", 1)[0])
 
 
 # The instance requirements, and the accelerator resources each of their values carries.
 INSTANCE_FIELDS: tuple[tuple[str, Any], ...] = (
     ("instance_types", type_resources),
-    ("instance_families", family_resource),
+    ("instance_families", known_family_resource),
     ("instance_categories", CATEGORY_RESOURCES.get),
 )
 

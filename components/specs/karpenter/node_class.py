@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal, get_args
 
+from nodepools.specs.catalog.eks_ami import ami_volume_problem, family_volume_device
 from nodepools.specs.core.aws_tags import MAX_TAGS, aws_tag_problem
 from nodepools.specs.core.base import Issue, NestedIssues, SpecModel, wired
 from nodepools.specs.core.kube import KubeObjectName
@@ -114,8 +115,11 @@ class NodeClassArgs(SpecModel):
         ge=BOOT_VOLUME_GB[0],
         le=BOOT_VOLUME_GB[1],
         description="Size of the encrypted gp3 volume that holds the OS and container images "
-        "(Bottlerocket: its data volume), in GiB, 1..16384. Default None (Karpenter's "
-        "default: 20 GiB, Windows 50 GiB).",
+        "(Bottlerocket: its data volume), in GiB, 1..16384 and at least the AMI's snapshot "
+        "(20, Windows 50). Default None: 100 on a pool that can launch accelerator "
+        "instances, as managed accelerator pools get (Karpenter's 20 GiB fills with one GPU "
+        "image and the kubelet evicts pods for disk pressure), else Karpenter's default (20 "
+        "GiB, Windows 50 GiB); `block_device_mappings` given, those.",
     )
     tags: InstanceTags = Field(
         default_factory=dict,
@@ -278,6 +282,7 @@ class NodeClassArgs(SpecModel):
                     "not both",
                 )
             )
+        issues += self._volume_size_issues()
         # Either field may be an Output, so only their presence is checked here.
         if self.role is None and self.instance_profile is None:
             issues.append(
@@ -292,3 +297,24 @@ class NodeClassArgs(SpecModel):
         if issues:
             raise NestedIssues(issues)
         return self
+
+    def _volume_size_issues(self) -> list[Issue]:
+        """Volumes smaller than the snapshot of the alias's AMI (EC2 refuses them). With
+        `ami_selector_terms` the AMI, and so its snapshot, is not known here."""
+        if self.ami_selector_terms is not None:
+            return []
+        family = ami_family(self.ami_alias)
+        what = f"the {self.ami_alias} AMI"
+        if self.boot_volume_gb is not None:
+            problem = ami_volume_problem(self.boot_volume_gb, family, what)
+            return [Issue("boot_volume_gb", problem)] if problem else []
+        issues: list[Issue] = []
+        device = family_volume_device(family)
+        for index, mapping in enumerate(self.block_device_mappings or []):
+            size = mapping.ebs.size_gib
+            if mapping.device_name != device or size is None:
+                continue
+            if problem := ami_volume_problem(size, family, what):
+                path = f"block_device_mappings[{index}].ebs.volume_size"
+                issues.append(Issue(path, f"{mapping.ebs.volume_size!r} ({problem})"))
+        return issues

@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from nodepools.specs.core.base import Issue, PathError, SpecModel
 from nodepools.specs.core.labels import label_key_problem, label_value_problem
+from nodepools.specs.karpenter.instance_names import requirement_value_problem
 from pydantic import Field, field_validator, model_validator
 
 Operator = Literal["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt", "Gte", "Lte"]
@@ -120,6 +121,9 @@ class NodeRequirement(SpecModel):
                 f"minValues {self.min_values} needs at least that many values; {self.key} "
                 f"lists {len(self.values)} ({self.values!r})",
             )
+        for index, value in enumerate(self.values):
+            if problem := requirement_value_problem(self.key, value):
+                raise PathError(f"values[{index}]", problem)
         known = KNOWN_VALUES.get(self.key)
         if self.operator == "In" and known and not set(self.values) & set(known):
             raise PathError(

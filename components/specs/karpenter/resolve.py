@@ -15,6 +15,7 @@ from nodepools.specs.catalog.accelerators import (
     NVIDIA_GPU,
     Accelerator,
 )
+from nodepools.specs.clusters.capabilities import CAPABILITIES
 from nodepools.specs.core.base import Issue, SpecError, format_path
 from nodepools.specs.core.labels import (
     POOL_LABEL,
@@ -32,6 +33,7 @@ from nodepools.specs.karpenter.disruption import (
     Disruption,
 )
 from nodepools.specs.karpenter.efa_checks import efa_issues
+from nodepools.specs.karpenter.instance_names import name_warnings
 from nodepools.specs.karpenter.labels import (
     ARCH_LABEL,
     CAPACITY_TYPE_LABEL,
@@ -93,6 +95,8 @@ class ResolvedKarpenterPool:
     efa: bool = False
     annotations: dict[str, str] = field(default_factory=dict[str, str])
     instances: str = "any"  # what may be launched, for people (plan's capacity table)
+    # Names the catalog lacks (EC2 may have them): plan warnings, not errors.
+    warnings: tuple[str, ...] = ()
 
     @property
     def accelerator(self) -> Accelerator | None:
@@ -386,6 +390,20 @@ def _reservation_issues(
         )
 
 
+def _with_accelerator_volume(
+    node_class: NodeClassArgs | None, profile: AcceleratorProfile
+) -> NodeClassArgs | None:
+    """The node class of a pool that launches accelerator instances with the boot volume a
+    managed accelerator pool on EKS gets (100 GiB: Karpenter's 20 GiB default fills with
+    one GPU image and the kubelet evicts for disk pressure), unless it sizes its volumes."""
+    if node_class is None or profile.launchable is None:
+        return node_class
+    if node_class.boot_volume_gb is not None or node_class.block_device_mappings is not None:
+        return node_class
+    size = CAPABILITIES["eks"].accelerator_boot_volume_gb
+    return node_class.model_copy(update={"boot_volume_gb": size})
+
+
 def resolve_karpenter_pool(
     args: KarpenterNodePoolArgs, component_name: str, subject: str | None = None
 ) -> ResolvedKarpenterPool:
@@ -417,7 +435,7 @@ def resolve_karpenter_pool(
     return ResolvedKarpenterPool(
         component_name=component_name,
         pool_name=pool_name,
-        node_class=args.node_class,
+        node_class=_with_accelerator_volume(args.node_class, profile),
         node_class_name=args.node_class_name
         or (args.node_class.name if args.node_class and args.node_class.name else pool_name),
         capacity_types=capacity_types,
@@ -447,4 +465,12 @@ def resolve_karpenter_pool(
         write_disruption=args.disruption is not None or gpu_pool,
         efa=args.efa,
         annotations=dict(args.annotations),
+        warnings=name_warnings(
+            [
+                (INSTANCE_TYPE_LABEL, args.instance_types or ()),
+                (INSTANCE_FAMILY_LABEL, args.instance_families or ()),
+                (INSTANCE_CATEGORY_LABEL, args.instance_categories or ()),
+                *((r.key, r.values) for r in args.requirements if r.operator == "In"),
+            ]
+        ),
     )

@@ -9,7 +9,11 @@ import re
 from typing import Annotated, Any
 
 from nodepools.specs.catalog.accelerators import ACCELERATOR_RESOURCES
-from nodepools.specs.catalog.instance_checks import ec2_instance_types
+from nodepools.specs.catalog.instance_checks import (
+    ec2_instance_categories,
+    ec2_instance_families,
+    ec2_instance_types,
+)
 from nodepools.specs.core.base import PathError
 from nodepools.specs.core.labels import label_key_problem, label_value_problem
 from pydantic import AfterValidator, BeforeValidator
@@ -74,6 +78,12 @@ def unique_sorted(values: list[str]) -> list[str]:
 RequirementValues = Annotated[list[str], AfterValidator(_requirement_values)]
 InstanceTypeValues = Annotated[
     list[str], AfterValidator(ec2_instance_types), AfterValidator(_requirement_values)
+]
+FamilyValues = Annotated[
+    list[str], AfterValidator(ec2_instance_families), AfterValidator(_requirement_values)
+]
+CategoryValues = Annotated[
+    list[str], AfterValidator(ec2_instance_categories), AfterValidator(_requirement_values)
 ]
 LowercaseValues = Annotated[
     list[str], AfterValidator(_lowercase_values), AfterValidator(_requirement_values)

@@ -89,13 +89,17 @@ class PoolArgsBase(CheckedArgs):
         gt=0,
         description="Boot/root volume in GiB; default None: the cloud's default, except "
         "accelerator pools on EKS and OKE get 100 (the clouds' 20 and 46.6 GiB defaults do "
-        "not hold GPU images; ROSA's 300 GiB default does).",
+        "not hold GPU images; ROSA's 300 GiB default does; Karpenter accelerator pools get "
+        "the same 100). On EKS at least the AMI's 20 GiB snapshot (EC2 refuses less).",
     )
     ocpus: float | None = flex_size_field("OCPUs")
     memory_gb: float | None = flex_size_field("Memory in GB")
     accelerator: Accelerator | None = Field(
         default=None,
-        description="Accelerators per node; default None looks the instance type up in the catalog.",
+        description="Accelerators per node; default None looks the instance type up in the "
+        "catalog. Given for a type the catalog knows, it must agree with it (resource, maker "
+        "when given, count: a mix's fewest); what it leaves out (maker, model, memory) comes "
+        "from the catalog.",
     )
     pool_name: PoolName | None = Field(
         default=None,

@@ -15,12 +15,14 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from nodepools.specs.catalog.accelerator_agreement import declared_accelerator_issues
 from nodepools.specs.catalog.accelerators import (
     flex_bounds_problem,
     flex_size_problem,
     is_bare_metal,
     lookup_accelerator,
 )
+from nodepools.specs.catalog.eks_ami import ami_family, ami_volume_problem
 from nodepools.specs.catalog.instance_checks import (
     instance_type_problem,
     missing_accelerator_problem,
@@ -113,15 +115,21 @@ def node_count_problem(count: int, cluster: object, *, single_zone: bool = False
     return f"{count} must be a multiple of {multiple} for {caps.title}{why}"
 
 
-def boot_volume_problem(size: int, cluster: object) -> str | None:
-    """Why `size` GiB is not a boot volume `cluster` can take, or None."""
+def boot_volume_problem(size: int, cluster: object, fields: Fields | None = None) -> str | None:
+    """Why `size` GiB is not a boot volume `cluster` can take, or None: outside the
+    cloud's range, or (EKS) smaller than the snapshot of the AMI the pool boots, unless
+    `fields` give a custom `ami_id` (its snapshot is unknown here)."""
     caps = capabilities_for(cluster)
     if caps is None:
         return None
     low, high = caps.boot_volume_gb
-    if low <= size <= high:
+    if not low <= size <= high:
+        return f"{size} is outside {low}..{high} GiB for {caps.title}"
+    if not caps.eks_ami_volumes or (fields or {}).get("ami_id") is not None:
         return None
-    return f"{size} is outside {low}..{high} GiB for {caps.title}"
+    ami_type = getattr(cluster, "ami_type", None)
+    what = f"the {ami_type} AMI" if ami_type else "the EKS-optimized AMI"
+    return ami_volume_problem(size, ami_family(ami_type), what)
 
 
 # -- the pool's instance type ----------------------------------------------------------------
@@ -163,6 +171,10 @@ def check_instance_types(names: list[str] | None, cluster: Any, fields: Fields) 
 
 
 def check_accelerator(accelerator: Any, cluster: Any, fields: Fields) -> list[Issue]:
+    """Every pool's: an accelerated type's accelerator is known or given, and one given
+    agrees with what the catalog knows of each type the pool may launch."""
+    if accelerator is not None:
+        return declared_accelerator_issues(pool_types(fields), accelerator)
     problem = missing_accelerator_problem(pool_type(fields), accelerator)
     return [Issue("accelerator", problem)] if problem else []
 
@@ -264,7 +276,7 @@ def check_spot(spot: Any, cluster: Any, fields: Fields) -> list[Issue]:
 
 
 def check_boot_volume_gb(size: int | None, cluster: Any, fields: Fields) -> list[Issue]:
-    problem = boot_volume_problem(size, cluster) if size is not None else None
+    problem = boot_volume_problem(size, cluster, fields) if size is not None else None
     return [Issue("boot_volume_gb", problem)] if problem else []
 
 
@@ -316,7 +328,9 @@ def check_boot_volume(volume: Any, cluster: Any, fields: Fields) -> list[Issue]:
                 f"{volume.size_gb!r}, boot_volume_gb {size_gb!r})",
             )
         )
-    elif volume.size_gb is not None and (problem := boot_volume_problem(volume.size_gb, cluster)):
+    elif volume.size_gb is not None and (
+        problem := boot_volume_problem(volume.size_gb, cluster, fields)
+    ):
         issues.append(Issue("boot_volume.size_gb", problem))
     return issues
 

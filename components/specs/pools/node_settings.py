@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from nodepools.specs.catalog.ebs_limits import ebs_performance_issues
+from nodepools.specs.catalog.ebs_limits import ebs_volume_issues
 from nodepools.specs.core.base import NestedIssues, PathError, SpecModel
 from nodepools.specs.pools.kubelet_config import kubelet_field_problem
 from pydantic import Field, field_validator, model_validator
@@ -124,22 +124,14 @@ class BootVolume(SpecModel):
 
     @model_validator(mode="after")
     def _ebs_rules(self) -> BootVolume:
-        if self.iops is not None and self.type not in ("gp3", "io1", "io2"):
-            raise PathError(
-                "iops", f"{self.iops!r}: only gp3, io1 and io2 take `iops`, not {self.type!r}"
-            )
-        if self.type in ("io1", "io2") and self.iops is None:
-            raise PathError("iops", f"an {self.type} volume needs `iops`")
-        if self.throughput is not None and self.type != "gp3":
-            raise PathError(
-                "throughput", f"{self.throughput!r}: only gp3 takes `throughput`, not {self.type!r}"
-            )
-        if self.kms_key_id is not None and not self.encrypted:
-            raise PathError(
-                "kms_key_id",
-                f"{self.kms_key_id!r} needs `encrypted: true` (got `encrypted: false`)",
-            )
-        issues = ebs_performance_issues(self.type, self.size_gb, self.iops, self.throughput)
+        issues = ebs_volume_issues(
+            self.type,
+            self.size_gb,
+            self.iops,
+            self.throughput,
+            encrypted=self.encrypted,
+            kms_key_id=self.kms_key_id,
+        )
         if issues:
             raise NestedIssues(issues)
         return self

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from nodepools.specs.catalog.accelerator_agreement import with_catalog_facts
 from nodepools.specs.catalog.accelerators import (
     Accelerator,
     AdvertisedAccelerators,
@@ -72,6 +73,24 @@ def pool_instance_type(args: PoolArgsBase) -> str:
     """The pool's instance type (the smallest of a mix); validation guarantees one."""
     assert args.instance_type is not None
     return args.instance_type
+
+
+def advertised_problem(args: PoolArgsBase, accelerator: Accelerator | None) -> str | None:
+    """Why the pool's nodes can't advertise `args.advertised`: no accelerators to
+    partition, or a resource of another maker than theirs (MIG slices and time-sliced
+    GPUs keep their maker's domain: `nvidia.com/...`)."""
+    advertised = args.advertised
+    assert advertised is not None
+    given = repr(advertised.model_dump())
+    if accelerator is None:
+        return f"{given} can't be used: the pool has no accelerators to partition"
+    domain = accelerator.resource.split("/", 1)[0]
+    if advertised.resource.split("/", 1)[0] != domain:
+        return (
+            f"{given} can't be used: the pool's accelerators are `{accelerator.resource}`, "
+            f"and device software advertises them as `{domain}/...` resources"
+        )
+    return None
 
 
 @dataclass(frozen=True)
@@ -195,18 +214,9 @@ def resolve_pool(
                 f"pool {component_name!r}", [Issue("autoscaling", REPLICAS_OR_AUTOSCALING)]
             )
         min_nodes, max_nodes, autoscaled = scaling.min_replicas, scaling.max_replicas, True
-    accelerator = args.accelerator or catalog_accelerator(args)
-    if args.advertised is not None and accelerator is None:
-        raise SpecError(
-            f"pool {component_name!r}",
-            [
-                Issue(
-                    "advertised",
-                    f"{args.advertised.model_dump()!r} can't be used: the pool has no "
-                    "accelerators to partition",
-                )
-            ],
-        )
+    accelerator = with_catalog_facts(args.accelerator, catalog_accelerator(args))
+    if args.advertised is not None and (problem := advertised_problem(args, accelerator)):
+        raise SpecError(f"pool {component_name!r}", [Issue("advertised", problem)])
     labels = {
         **(default_labels or {}),
         **args.labels,
@@ -242,7 +252,7 @@ def resolve_pool(
 def resolve_gpu_spot_pool(args: GpuSpotPoolArgs, component_name: str) -> ResolvedPool:
     """`resolve_pool` with a GpuSpotPool's defaults: accelerator and spot taints, the GPU
     label, autoscaling 0..3."""
-    accelerator = args.accelerator or catalog_accelerator(args)
+    accelerator = with_catalog_facts(args.accelerator, catalog_accelerator(args))
     assert accelerator is not None  # guaranteed by GpuSpotPoolArgs validation
     default_taints = [accelerator_taint(accelerator)]
     if args.spot is not None:

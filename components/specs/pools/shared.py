@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar
 
+from nodepools.specs.catalog.accelerator_agreement import (
+    advertised_resource_problem,
+    with_catalog_facts,
+)
 from nodepools.specs.catalog.accelerators import Accelerator, lookup_accelerator
 from nodepools.specs.clusters.capabilities import default_boot_volume_gb
 from nodepools.specs.clusters.targets import ClusterTarget
@@ -49,7 +53,7 @@ from nodepools.specs.pools.settings import (
     flex_size_field,
     resolved_settings,
 )
-from pydantic import AfterValidator, Field, ValidationInfo, field_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
 # Set by the pool itself; a user value would break matching or the pool's identity.
 RESERVED_LABELS = (POOL_LABEL, SHARED_POOL_LABEL, POOL_SELECTOR_LABEL)
@@ -130,7 +134,9 @@ class SharedNodePoolArgs(CheckedArgs):
     accelerator: Accelerator | None = Field(
         default=None,
         description="Accelerators per node; default None looks the shape up in the catalog "
-        "(a shape not in it has none; an accelerated shape not in it is an error).",
+        "(a shape not in it has none; an accelerated shape not in it is an error). Given for "
+        "a shape the catalog knows, it must agree with it (resource, maker when given, "
+        "count).",
     )
     pool_name: PoolName | None = Field(
         default=None,
@@ -192,7 +198,7 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
     pool_name, name_issue = effective_pool_name(args.pool_name, component_name)
     if name_issue:
         raise SpecError(f"SharedNodePool {component_name!r}", [name_issue])
-    accelerator = args.accelerator or lookup_accelerator(args.shape)
+    accelerator = with_catalog_facts(args.accelerator, lookup_accelerator(args.shape))
     labels = {
         **args.labels,
         SHARED_POOL_LABEL: "true",
@@ -293,6 +299,16 @@ class SharedPoolDescription(SpecModel):
                 f"`gpus_per_node` is {info.data['gpus_per_node']}"
             )
         return None
+
+    @model_validator(mode="after")
+    def _agrees_with_catalog(self) -> SharedPoolDescription:
+        problem = advertised_resource_problem(
+            self.shape, self.accelerator_resource, self.gpus_per_node
+        )
+        if problem is not None:
+            field = "accelerator_resource" if self.accelerator_resource else "gpus_per_node"
+            raise PathError(field, problem)
+        return self
 
     def model_post_init(self, __context: Any) -> None:
         if self.taints is None:

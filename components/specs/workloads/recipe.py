@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
+from nodepools.specs.catalog.accelerator_agreement import advertised_resource_problem
 from nodepools.specs.catalog.accelerators import lookup_accelerator
 from nodepools.specs.core.base import Issue, PathError, SpecError, SpecModel
 from nodepools.specs.core.labels import LabelKey, LabelValue
@@ -202,6 +203,11 @@ class RecipeArgs(SpecModel):
         if asked is None or shape is None or pools is None:
             return asked
         selector = info.data.get("shared_pool_selector")
+        # With no candidate pool to speak for the shape's nodes, the catalog does.
+        if not any(matches(p, shape, selector) for p in pools) and (
+            problem := advertised_resource_problem(shape, asked, None)
+        ):
+            raise ValueError(problem)
         others = sorted(
             {
                 f"{p.name!r} advertises {p.accelerator_resource!r}"
