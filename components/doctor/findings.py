@@ -36,6 +36,7 @@ class PoolStatus:
     max_nodes: int | None = None
     advertised: dict[str, int] = field(default_factory=dict[str, int])
     nodeclaims: int | None = None  # Karpenter pools: NodeClaims of its NodePool
+    limits: dict[str, str] = field(default_factory=dict[str, str])  # Karpenter: "used/limit"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -45,4 +46,5 @@ class PoolStatus:
             "max": self.max_nodes,
             "advertised": dict(sorted(self.advertised.items())),
             "nodeclaims": self.nodeclaims,
+            "limits": dict(sorted(self.limits.items())),
         }

@@ -181,6 +181,9 @@ def _karpenter_findings(pool: PoolPlan, live: LiveCluster, status: PoolStatus) -
         if strings(c, "metadata", "labels").get(NODEPOOL_LABEL) == pool.nodepool
     ]
     status.nodeclaims = len(claims)
+    used = field(nodepool, "status", "resources")
+    for resource, limit in (field(nodepool, "spec", "limits") or dict(pool.limits)).items():
+        status.limits[resource] = f"{used.get(resource, 0)}/{limit}"
     found = _failed_claims(pool, claims)
     for resource, used, limit in nodepool_limits(pool, nodepool):
         message = f"uses {used} {resource} of its limit {limit}: Karpenter launches no more nodes"

@@ -43,6 +43,10 @@ class Report:
             head = f"pool {pool.name}: {len(pool.nodes)} nodes (plan {bounds})"
             if pool.nodeclaims is not None:
                 head += f", {pool.nodeclaims} NodeClaims"
+            if pool.limits:
+                head += ", limits used " + ", ".join(
+                    f"{r} {u}" for r, u in sorted(pool.limits.items())
+                )
             if pool.advertised:
                 head += ", advertising " + ", ".join(
                     f"{n} {r}" for r, n in sorted(pool.advertised.items())

@@ -559,6 +559,8 @@ def test_karpenter_pool_at_its_limits_and_a_nodeclaim_that_failed(
         ("limits-reached", f"pod/{WORKLOADS}/karp-job"),
     }, output
     assert "all requested instance types were unavailable" in output
+    karpenter = next(p for p in report["pools"] if p["name"] == "doc-karp")
+    assert karpenter["nodeclaims"] == 1 and karpenter["limits"] == {GPU: "2/2"}
 
 
 def test_a_workload_over_its_project_quota(stack_objects: ControlPlane, cluster: Cluster) -> None:
