@@ -1,5 +1,5 @@
 import sys
 
-from nodepools.planning.cli import run
+from nodepools.cli import run
 
 sys.exit(run())

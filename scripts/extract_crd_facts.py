@@ -170,7 +170,11 @@ def compact_schema(node: dict[str, Any], where: str) -> dict[str, Any]:
     return out
 
 
-def facts_for_crd(crd: dict[str, Any], source: str, release: str) -> dict[str, Any]:
+def facts_for_crd(
+    crd: dict[str, Any], source: str, release: str, *, keep_status: bool = False
+) -> dict[str, Any]:
+    """The compact facts of one CRD. `keep_status`: keep the status schema too (for kinds
+    whose status a test writes, as their controller would)."""
     spec = crd["spec"]
     storage = [v for v in spec["versions"] if v.get("storage")]
     if len(storage) != 1 or not storage[0].get("served", False):
@@ -180,7 +184,7 @@ def facts_for_crd(crd: dict[str, Any], source: str, release: str) -> dict[str, A
     schema = dict(version["schema"]["openAPIV3Schema"])
     subresources = version.get("subresources") or {}
     properties = dict(schema.get("properties", {}))
-    if "status" in subresources:
+    if "status" in subresources and not keep_status:
         # With a status subresource the API server drops .status on create and keeps the
         # stored one on update, so a manifest's status is never validated.
         properties.pop("status", None)

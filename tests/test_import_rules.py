@@ -33,6 +33,8 @@ LAYERS: list[set[str]] = [
     {"pools", "workloads", "devices", "governance"},
     {"fleet"},
     {"planning", "provider"},
+    {"doctor"},
+    {"cli"},
     {"__main__", ""},  # "" is the package's own facade, nodepools/__init__.py
 ]
 

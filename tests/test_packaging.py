@@ -111,7 +111,7 @@ def test_wheel_installs_exactly_one_top_level_package_with_its_data(dist: Path):
     )
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert (
-        "nodepools = nodepools.planning.cli:run"
+        "nodepools = nodepools.cli:run"
         in zipfile.ZipFile(wheel).read(entry_points).decode()
     )
 

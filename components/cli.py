@@ -1,0 +1,23 @@
+"""The `nodepools` command (and `python -m nodepools`): `doctor` reads a live cluster, every
+other command (`plan`, `diff`, `pr-comment`) is the planner's (nodepools.planning.cli)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None, *, owns_process: bool = False) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["doctor"]:
+        from nodepools.doctor.command import main as doctor
+
+        return doctor(args[1:])
+    from nodepools.planning.cli import main as planner
+
+    return planner(args, owns_process=owns_process)
+
+
+def run() -> int:
+    """One command in a process of its own, which exits after it."""
+    return main(owns_process=True)
