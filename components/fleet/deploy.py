@@ -29,6 +29,7 @@ from nodepools.specs.clusters.targets import ClusterTarget
 from nodepools.specs.core.base import (
     Issue,
     SpecError,
+    did_you_mean,
     format_path,
     issues_from_validation_error,
     join_path,
@@ -158,16 +159,32 @@ def _config_key(name: str) -> str:
     return f"{PROJECT}:{name}"
 
 
+# Every key of the `nodepools:` config namespace: any other is a typo that would drop its
+# entries silently.
+CONFIG_KEYS = (CLUSTERS_KEY, *SECTIONS)
+
+
+def _unknown_key(key: str, value: Any) -> str:
+    keys = ", ".join(f"`{_config_key(k)}`" for k in CONFIG_KEYS)
+    if key == PROJECT and isinstance(value, dict) and value:
+        # `nodepools: {pools: [...]}` in a stack file: one key of the namespace, not its sections.
+        inner = ", ".join(f"`{_config_key(str(k))}`" for k in cast("dict[Any, Any]", value))
+        return (
+            f"unknown config key: each section is a config key of its own ({keys}), so "
+            f"write {inner} under `config:` instead of one `{PROJECT}:` mapping"
+        )
+    return f"unknown config key; expected one of {keys}" + did_you_mean(key, CONFIG_KEYS).replace(
+        "`", f"`{PROJECT}:", 1
+    )
+
+
 def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetContext]:
     """Validate every section of `config` (keys without the `nodepools:` namespace)."""
     issues: list[Issue] = []
     ctx = FleetContext()
-    known_keys = {CLUSTERS_KEY, *SECTIONS}
     for key in config:
-        if key not in known_keys:
-            issues.append(
-                Issue(_config_key(key), f"unknown config key; expected one of {sorted(known_keys)}")
-            )
+        if key not in CONFIG_KEYS:
+            issues.append(Issue(_config_key(key), _unknown_key(key, config[key])))
     clusters: Any = config.get(CLUSTERS_KEY) or {}
     if not isinstance(clusters, dict):
         issues.append(
@@ -390,13 +407,22 @@ def deploy_fleet(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def read_stack_config() -> dict[str, Any]:
-    """This stack's `nodepools:*` config, objects decoded."""
+    """This stack's `nodepools:*` config, objects decoded: every key of the namespace, so
+    that `validate_fleet` refuses one it doesn't know rather than the fleet ignoring it."""
     import pulumi
+    from pulumi.runtime.config import CONFIG, get_config_env
 
     config = pulumi.Config(PROJECT)
+    # The engine hands a program its config through `set_all_config` (CONFIG); older
+    # engines through the PULUMI_CONFIG environment variable.
+    given = {*CONFIG.get(), *(get_config_env() or {})}
+    keys = sorted(k.split(":", 1)[1] for k in given if k.startswith(f"{PROJECT}:"))
     values: dict[str, Any] = {}
-    for key in (CLUSTERS_KEY, *SECTIONS):
-        value = config.get_object(key)
+    for key in keys:
+        try:
+            value = config.get_object(key)
+        except ValueError:  # not JSON: a plain string, reported as unknown or of the wrong type
+            value = config.get(key)
         if value is not None:
             values[key] = value
     return values

@@ -8,6 +8,7 @@ package never imports pulumi.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import json
 import re
@@ -156,6 +157,17 @@ def _quote(value: Any, loc: Iterable[Any] = ()) -> str:
 
 
 _MISSING = object()
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`; did you mean `x`?` naming the closest of `known` (a camelCase name's snake_case
+    spelling first), or an empty string when none is close."""
+    candidates = sorted(known)
+    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+    if snake != name and snake in candidates:
+        return f"; did you mean `{snake}`?"
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def _user_loc(loc: tuple[Any, ...], data: Any) -> list[Any]:
