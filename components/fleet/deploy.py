@@ -201,7 +201,10 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
         except ValidationError as exc:
             ctx.invalid_clusters.add(cluster_name)
             issues += issues_from_validation_error(
-                exc, format_path([cluster_name], _config_key(CLUSTERS_KEY))
+                exc,
+                format_path([cluster_name], _config_key(CLUSTERS_KEY)),
+                cluster,
+                model=ClusterTarget,
             )
 
     entries: list[FleetEntry] = []
@@ -303,7 +306,12 @@ def _validated_args(
         validate = getattr(component_class, "validate_args", args_model.model_validate)
         return validate(prepared)
     except ValidationError as exc:
-        raise SpecError("fleet", issues_from_validation_error(exc, path, prepared)) from None
+        # Unknown fields are looked for in the model schemas describe, unless the component
+        # picks another (its own `validate_args`).
+        model = None if hasattr(component_class, "validate_args") else args_model
+        raise SpecError(
+            "fleet", issues_from_validation_error(exc, path, prepared, model=model)
+        ) from None
 
 
 def _preflight(

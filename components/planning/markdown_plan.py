@@ -11,6 +11,7 @@ from nodepools.planning.markdown import (
     Block,
     artifact_line,
     assemble,
+    error_block,
     money_span,
     num,
     pairs,
@@ -26,7 +27,7 @@ def _accelerator_summary(capacity: list[dict[str, Any]]) -> str:
 
 def plan_headline(document: dict[str, Any]) -> str:
     if document["status"] == "error":
-        return f"**`{document['stack']}`**: the program failed; nothing would be created."
+        return f"**`{document['stack']}`**: the program failed (the errors are below)"
     pools = document["pools"]
     cost = document["cost"]
     nodes_min = sum(p["nodes"]["min"] for p in pools)
@@ -77,6 +78,8 @@ def _pool_rows(pools: list[dict[str, Any]]) -> list[list[str]]:
 
 
 def plan_blocks(document: dict[str, Any]) -> list[Block]:
+    if document["status"] == "error":
+        return [error_block(document["error"] or "")]
     blocks: list[Block] = []
     if document["pools"]:
         blocks.append(

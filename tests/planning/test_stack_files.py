@@ -224,3 +224,30 @@ def test_pr_comment_without_its_body_file_exits_2(tmp_path, capsys):
     argv = ["pr-comment", "--body", str(missing), "--repo", "o/r", "--pr", "1", "--dry-run"]
     assert main(argv) == 2
     assert capsys.readouterr().err == f"error: {missing}: no such comment body file\n"
+
+
+def test_markdown_of_a_failing_stack_carries_its_errors(tmp_path, capsys):
+    import json
+
+    stacks = _stacks(
+        tmp_path,
+        """
+        config:
+          nodepools:pools:
+            - {component: MachinePool, name: x, instance_type: m5.large, replicas: 1}
+        """,
+    )
+    code, out, _ = _plan(stacks, capsys, "t", "--format", "markdown")
+    assert code == 2
+    assert "- **`t`**: the program failed (the errors are below)" in out
+    assert "<details open><summary>Errors</summary>" in out
+    assert "  - `nodepools:pools[0].cluster`: is required\n" in out
+    # The diff's comment too, when the head plan fails.
+    code, head, _ = _plan(stacks, capsys, "t", "--format", "json")
+    base = json.loads(head) | {"status": "ok", "error": None}
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    (tmp_path / "head.json").write_text(head)
+    assert main(["diff", str(tmp_path / "base.json"), str(tmp_path / "head.json")]) == 1
+    comment = capsys.readouterr().out
+    assert "the head plan failed (the errors are below)" in comment
+    assert "  - `nodepools:pools[0].cluster`: is required\n" in comment
