@@ -276,7 +276,8 @@ def _split_entry(
     component: Any = args.pop("component", None)
     name: Any = args.pop("name", None)
     if component not in kinds:
-        raise _refuse(f"{path}.component", f"{component!r} is not one of {sorted(kinds)}")
+        hint = did_you_mean(component, kinds) if isinstance(component, str) else ""
+        raise _refuse(f"{path}.component", f"{component!r} is not one of {sorted(kinds)}{hint}")
     if not isinstance(name, str) or not name:
         raise _refuse(f"{path}.name", f"a non-empty name is required (got {name!r})")
     return component, name, args

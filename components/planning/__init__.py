@@ -17,6 +17,7 @@ from typing import Any
 from nodepools.offline import Capture, ProgramError, run
 from nodepools.planning.devices_section import devices_section
 from nodepools.planning.governance_section import platforms_section, quotas_section
+from nodepools.planning.outputs_section import outputs_section
 from nodepools.planning.placement_section import placement_section
 from nodepools.planning.policy_section import policy_section
 from nodepools.planning.project import (
@@ -49,6 +50,7 @@ SECTIONS: list[SectionBuilder] = [
     platforms_section,
     validation_section,
     unknowns_section,
+    outputs_section,
     policy_section,
 ]
 

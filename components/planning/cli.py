@@ -12,6 +12,8 @@ changed.
 plans (files, or folders of `<stack>.json`); exit status 0 when nothing changed, 1 when
 something did, 2 on an error.
 
+`python -m nodepools schema [--output FILE]`: print the JSON schema of `plan --format json`.
+
 `python -m nodepools pr-comment --body FILE --repo OWNER/NAME --pr N`: post the comment on a
 pull request, or edit the one an earlier run posted."""
 
@@ -77,8 +79,8 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "json", "markdown"),
         default="text",
-        help="text (default): the terminal report; json: the plan document "
-        "(components/planning/plan.schema.json); markdown: a pull-request comment",
+        help="text (default): the terminal report; json: the plan document (its JSON "
+        "schema: `python -m nodepools schema`); markdown: a pull-request comment",
     )
     plan.add_argument(
         "--compare",
@@ -94,6 +96,10 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
     diff.add_argument("--artifact-url", help="link the Markdown to the uploaded plan artifact")
     diff.add_argument("--output", type=Path, help="write here instead of standard output")
+    schema = commands.add_parser(
+        "schema", help="print the JSON schema of `plan --format json` (shipped with nodepools)"
+    )
+    schema.add_argument("--output", type=Path, help="write here instead of standard output")
     comment = commands.add_parser(
         "pr-comment", help="post (or edit) the plan comment on a GitHub pull request"
     )
@@ -127,6 +133,15 @@ def main(argv: Sequence[str] | None = None, *, owns_process: bool = False) -> in
     try:
         if args.command == "diff":
             return _diff(args)
+        if args.command == "schema":
+            from nodepools.planning.plan_document import SCHEMA_PATH
+
+            text = SCHEMA_PATH.read_text()
+            if args.output is not None:
+                args.output.write_text(text)
+            else:
+                sys.stdout.write(text)
+            return 0
         if args.command == "pr-comment":
             from nodepools.planning.config_files import read_text
             from nodepools.planning.pr_comment import argument_problems, post_comment

@@ -11,6 +11,7 @@ from nodepools.planning.markdown import (
     Block,
     artifact_line,
     assemble,
+    compact_or_dash,
     error_block,
     money_span,
     num,
@@ -162,6 +163,24 @@ def plan_blocks(document: dict[str, Any]) -> list[Block]:
                 + [
                     ["invalid", v["kind"], v["name"], f"{v['path']}: {v['message']}"]
                     for v in violations
+                ],
+            )
+        )
+    outputs: dict[str, Any] = (document.get("outputs") or {}).get("values") or {}
+    if outputs:
+        unknown = set(document["outputs"]["known_after_apply"])
+        blocks.append(
+            Block(
+                f"Stack outputs ({len(outputs)})",
+                ["output", "value"],
+                [
+                    [
+                        f"`{name}`",
+                        "(known after apply)"
+                        if value is None and name in unknown
+                        else compact_or_dash(value),
+                    ]
+                    for name, value in outputs.items()
                 ],
             )
         )

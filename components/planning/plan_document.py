@@ -227,6 +227,7 @@ def _quotas(capture: Capture) -> list[dict[str, Any]]:
 def plan_document(result: PlanOutcome) -> dict[str, Any]:
     """The JSON document of a plan (see plan.schema.json)."""
     from nodepools.planning.devices_section import device_rows
+    from nodepools.planning.outputs_section import stack_outputs
     from nodepools.planning.placement_section import placement_data
     from nodepools.planning.policy_section import policy_findings
     from nodepools.planning.validation_section import validation_findings
@@ -248,6 +249,7 @@ def plan_document(result: PlanOutcome) -> dict[str, Any]:
             "quotas": [],
             "validation": {"checked": 0, "violations": []},
             "policy": [],
+            "outputs": {"values": {}, "secret": [], "known_after_apply": []},
         }
     names = {r.urn: f"{r.type} {r.name}" for r in capture.resources}
     resources = sorted(
@@ -265,6 +267,7 @@ def plan_document(result: PlanOutcome) -> dict[str, Any]:
         "devices": device_rows(capture),
         "validation": {"checked": checked, "violations": violations},
         "policy": policy_findings(capture),
+        "outputs": stack_outputs(capture),
     }
 
 

@@ -103,3 +103,24 @@ def test_only_real_secrets_are_hidden():
     assert {name for name in matching if is_secret_key(name)} == REAL_SECRETS
     for name in ("api_key", "password", "private_key", "HF_TOKEN", "secret_access_key"):
         assert is_secret_key(name)
+
+
+def test_near_misses_of_listed_values_kinds_and_components_say_which():
+    data = {
+        "cluster": EKS,
+        "instance_type": "m5.large",
+        "replicas": 1,
+        "metadata_options": {"http_tokens": "Required"},
+        "taints": [{"key": "a", "value": "b", "effect": "noschedule"}],
+    }
+    with pytest.raises(SpecError) as caught:
+        parse_spec(MachinePoolArgs, data, "pool")
+    found = _issues(caught.value)
+    assert found["metadata_options.http_tokens"].endswith("(got 'Required'); did you mean `required`?")  # fmt: skip
+    assert found["taints[0].effect"].endswith("(got 'noschedule'); did you mean `NoSchedule`?")
+    config = {"clusters": {"a": {"kind": "ekss"}}, "pools": [{"component": "MachinPool", "name": "x"}]}  # fmt: skip
+    with pytest.raises(SpecError) as caught:
+        validate_fleet(config)
+    found = _issues(caught.value)
+    assert found["nodepools:clusters.a"].endswith("; did you mean `eks`?")
+    assert found["nodepools:pools[0].component"].endswith("; did you mean `MachinePool`?")

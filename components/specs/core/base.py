@@ -240,7 +240,9 @@ def issues_from_validation_error(
         elif kind == "union_tag_invalid":
             ctx: dict[str, Any] = error.get("ctx", {})
             expected = ctx.get("expected_tags", "")
-            message = f"unknown kind {_quote(ctx['tag'])}; expected one of {expected}"
+            tags = re.findall(r"'([^']*)'", str(expected))
+            hint = did_you_mean(str(ctx["tag"]), tags) if tags else ""
+            message = f"unknown kind {_quote(ctx['tag'])}; expected one of {expected}{hint}"
         elif kind == "union_tag_not_found":
             message = "needs a `kind`"
         elif is_output(error.get("input")):
@@ -255,6 +257,19 @@ def issues_from_validation_error(
             message = (
                 f"{error['msg'][0].lower()}{error['msg'][1:]} (got {_quote(error['input'], loc)})"
             )
+            given = error.get("input")
+            if (
+                kind in ("literal_error", "enum")
+                and isinstance(given, str)
+                and HIDDEN not in message
+            ):
+                # A near miss of one of the listed values (`Spot` for `spot`) says which.
+                listed = re.findall(r"'([^']*)'", str(error.get("ctx", {}).get("expected", "")))
+                message += (
+                    did_you_mean(given, listed)
+                    if given.lower() not in listed
+                    else (f"; did you mean `{given.lower()}`?")
+                )
         issues.append(Issue(path, message))
     # Unknown fields of a model that failed before pydantic looked at its fields: the likely
     # cause of the failure, so they come first.
