@@ -166,9 +166,11 @@ def plan_blocks(document: dict[str, Any]) -> list[Block]:
                 ],
             )
         )
-    outputs: dict[str, Any] = (document.get("outputs") or {}).get("values") or {}
+    # Plans written before outputs were planned have none.
+    planned: dict[str, Any] = document.get("outputs") or {}
+    outputs: dict[str, Any] = planned.get("values") or {}
     if outputs:
-        unknown = set(document["outputs"]["known_after_apply"])
+        unknown = set(planned["known_after_apply"])
         blocks.append(
             Block(
                 f"Stack outputs ({len(outputs)})",
