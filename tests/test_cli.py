@@ -49,11 +49,14 @@ def test_out_writes_artifacts(tmp_path):
     assert group["inputs"]["scalingConfig"]["maxSize"] == 4  # integers, not floats
 
 
-def test_unknown_stack_is_an_error(capsys):
-    assert main(["plan", "--stack", "nope", "--stacks-dir", str(ROOT / "stacks")]) == 2
-    assert f"error: {ROOT / 'stacks' / 'Pulumi.nope.yaml'}: no such stack file (stacks: " in (
-        capsys.readouterr().err
+def test_a_stack_without_a_stack_file_is_planned_and_says_so(capsys):
+    # Pulumi needs no Pulumi.<stack>.yaml: the stack runs on the project's defaults.
+    assert main(["plan", "--stack", "nope", "--stacks-dir", str(ROOT / "stacks")]) == 0
+    out = capsys.readouterr().out
+    assert (
+        f"Note: {ROOT / 'stacks' / 'Pulumi.nope.yaml'} does not exist: the stack is planned" in out
     )
+    assert "(stacks with a file: dev, " in out
 
 
 def _stack_dir(tmp_path: Path, pools: list[dict]) -> Path:

@@ -37,7 +37,8 @@ def test_help_lists_every_arg_with_its_default_and_every_output(component, args_
 def test_reference_is_up_to_date():
     path = reference.DEFAULT_PATH
     assert path.read_text() == reference.render(), (
-        "docs/reference.md is stale: run `python -m nodepools.provider.reference`"
+        "docs/reference.md is stale: run "
+        "`python -m nodepools.provider.reference -o docs/reference.md`"
     )
 
 

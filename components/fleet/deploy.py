@@ -29,6 +29,7 @@ from nodepools.specs.clusters.targets import ClusterTarget
 from nodepools.specs.core.base import (
     Issue,
     SpecError,
+    did_you_mean,
     format_path,
     issues_from_validation_error,
     join_path,
@@ -158,16 +159,32 @@ def _config_key(name: str) -> str:
     return f"{PROJECT}:{name}"
 
 
+# Every key of the `nodepools:` config namespace: any other is a typo that would drop its
+# entries silently.
+CONFIG_KEYS = (CLUSTERS_KEY, *SECTIONS)
+
+
+def _unknown_key(key: str, value: Any) -> str:
+    keys = ", ".join(f"`{_config_key(k)}`" for k in CONFIG_KEYS)
+    if key == PROJECT and isinstance(value, dict) and value:
+        # `nodepools: {pools: [...]}` in a stack file: one key of the namespace, not its sections.
+        inner = ", ".join(f"`{_config_key(str(k))}`" for k in cast("dict[Any, Any]", value))
+        return (
+            f"unknown config key: each section is a config key of its own ({keys}), so "
+            f"write {inner} under `config:` instead of one `{PROJECT}:` mapping"
+        )
+    return f"unknown config key; expected one of {keys}" + did_you_mean(key, CONFIG_KEYS).replace(
+        "`", f"`{PROJECT}:", 1
+    )
+
+
 def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetContext]:
     """Validate every section of `config` (keys without the `nodepools:` namespace)."""
     issues: list[Issue] = []
     ctx = FleetContext()
-    known_keys = {CLUSTERS_KEY, *SECTIONS}
     for key in config:
-        if key not in known_keys:
-            issues.append(
-                Issue(_config_key(key), f"unknown config key; expected one of {sorted(known_keys)}")
-            )
+        if key not in CONFIG_KEYS:
+            issues.append(Issue(_config_key(key), _unknown_key(key, config[key])))
     clusters: Any = config.get(CLUSTERS_KEY) or {}
     if not isinstance(clusters, dict):
         issues.append(
@@ -184,7 +201,10 @@ def validate_fleet(config: Mapping[str, Any]) -> tuple[list[FleetEntry], FleetCo
         except ValidationError as exc:
             ctx.invalid_clusters.add(cluster_name)
             issues += issues_from_validation_error(
-                exc, format_path([cluster_name], _config_key(CLUSTERS_KEY))
+                exc,
+                format_path([cluster_name], _config_key(CLUSTERS_KEY)),
+                cluster,
+                model=ClusterTarget,
             )
 
     entries: list[FleetEntry] = []
@@ -256,7 +276,8 @@ def _split_entry(
     component: Any = args.pop("component", None)
     name: Any = args.pop("name", None)
     if component not in kinds:
-        raise _refuse(f"{path}.component", f"{component!r} is not one of {sorted(kinds)}")
+        hint = did_you_mean(component, kinds) if isinstance(component, str) else ""
+        raise _refuse(f"{path}.component", f"{component!r} is not one of {sorted(kinds)}{hint}")
     if not isinstance(name, str) or not name:
         raise _refuse(f"{path}.name", f"a non-empty name is required (got {name!r})")
     return component, name, args
@@ -286,7 +307,12 @@ def _validated_args(
         validate = getattr(component_class, "validate_args", args_model.model_validate)
         return validate(prepared)
     except ValidationError as exc:
-        raise SpecError("fleet", issues_from_validation_error(exc, path, prepared)) from None
+        # Unknown fields are looked for in the model schemas describe, unless the component
+        # picks another (its own `validate_args`).
+        model = None if hasattr(component_class, "validate_args") else args_model
+        raise SpecError(
+            "fleet", issues_from_validation_error(exc, path, prepared, model=model)
+        ) from None
 
 
 def _preflight(
@@ -390,13 +416,22 @@ def deploy_fleet(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def read_stack_config() -> dict[str, Any]:
-    """This stack's `nodepools:*` config, objects decoded."""
+    """This stack's `nodepools:*` config, objects decoded: every key of the namespace, so
+    that `validate_fleet` refuses one it doesn't know rather than the fleet ignoring it."""
     import pulumi
+    from pulumi.runtime.config import CONFIG, get_config_env
 
     config = pulumi.Config(PROJECT)
+    # The engine hands a program its config through `set_all_config` (CONFIG); older
+    # engines through the PULUMI_CONFIG environment variable.
+    given = {*CONFIG.get(), *(get_config_env() or {})}
+    keys = sorted(k.split(":", 1)[1] for k in given if k.startswith(f"{PROJECT}:"))
     values: dict[str, Any] = {}
-    for key in (CLUSTERS_KEY, *SECTIONS):
-        value = config.get_object(key)
+    for key in keys:
+        try:
+            value = config.get_object(key)
+        except ValueError:  # not JSON: a plain string, reported as unknown or of the wrong type
+            value = config.get(key)
         if value is not None:
             values[key] = value
     return values

@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from nodepools.specs.clusters.targets import ClusterTarget
 
 STACK_COMPONENT = "AcceleratorStack"
+# Platforms that are a cloud's clusters (`generic` is any Kubernetes, so it fits every one).
+CLOUD_PLATFORMS = ("eks", "oke", "rosa")
 POOL_KINDS = ("MachinePool", "GpuSpotPool", "SharedNodePool", "KarpenterNodePool")
 
 
@@ -91,12 +93,24 @@ def prepare_devices(args: dict[str, Any], ctx: FleetContext, path: str) -> dict[
                 + ("" if given else " (left out, `pools` is every accelerator pool of the stack)"),
             )
         )
+    cluster = next(iter(clusters.values()), None) if len(clusters) == 1 else None
+    # Karpenter pools (no declared cluster) run on EKS.
+    kind = cluster.kind if cluster is not None else ("eks" if len(clusters) == 1 else None)
+    platform = args.get("platform")
+    if kind is not None and platform in CLOUD_PLATFORMS and platform != kind:
+        # Installed as told, the software would fit another cloud's nodes (an OKE add-on on
+        # an EKS cluster) and never serve these pools.
+        issues.append(
+            Issue(
+                f"{path}.platform",
+                f"{platform!r}, but the pools it serves are on {next(iter(clusters))} "
+                f"(platform {kind!r}); leave `platform` out to take it from the pools, or "
+                "serve pools of that platform",
+            )
+        )
     if issues:
         raise SpecError("fleet", issues)
     prepared = {**args, "pools": served}
-    cluster = next(iter(clusters.values()), None)
-    # Karpenter pools (no declared cluster) run on EKS.
-    kind = cluster.kind if cluster is not None else ("eks" if clusters else None)
     if "platform" not in args and kind is not None:
         prepared["platform"] = kind
     if cluster is not None and cluster.kind == "oke":

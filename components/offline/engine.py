@@ -80,6 +80,9 @@ class Capture:
     resources: list[CapturedResource] = field(default_factory=list)
     component_outputs: dict[str, dict[str, Any]] = field(default_factory=dict)
     stack_outputs: dict[str, Any] = field(default_factory=dict)
+    # Paths (as CapturedResource's) of the stack outputs that are secret or not yet known.
+    stack_output_secrets: set[str] = field(default_factory=set[str])
+    stack_output_unknowns: set[str] = field(default_factory=set[str])
     logs: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     # What `python -m nodepools plan` passes its report sections (e.g. the policy config).
     plan_context: dict[str, Any] = field(default_factory=dict[str, Any])
@@ -243,12 +246,16 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
         return response
 
     def RegisterResourceOutputs(self, request: resource_pb2.RegisterResourceOutputsRequest) -> Any:
-        outputs = _plain(rpc.deserialize_properties(request.outputs, keep_unknowns=True))
+        deserialized = rpc.deserialize_properties(request.outputs, keep_unknowns=True)
+        outputs = _plain(deserialized)
         with self._lock:
             if request.urn.split("::")[-2].endswith("pulumi:pulumi:Stack"):
                 # The stack's outputs can arrive in more than one call (the SDK also
                 # finishes the root stack that `set_mocks` makes), in either order.
                 self.capture.stack_outputs.update(outputs)
+                raw = json_format.MessageToDict(request.outputs)
+                self.capture.stack_output_secrets.update(_find_secret_paths(raw))
+                self.capture.stack_output_unknowns.update(_find_unknown_paths(deserialized))
             else:
                 self.capture.component_outputs[request.urn] = outputs
         return super().RegisterResourceOutputs(request)  # pyright: ignore[reportUnknownMemberType]

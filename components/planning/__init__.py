@@ -17,9 +17,16 @@ from typing import Any
 from nodepools.offline import Capture, ProgramError, run
 from nodepools.planning.devices_section import devices_section
 from nodepools.planning.governance_section import platforms_section, quotas_section
+from nodepools.planning.outputs_section import outputs_section
 from nodepools.planning.placement_section import placement_section
 from nodepools.planning.policy_section import policy_section
-from nodepools.planning.project import DEFAULT_PROJECT, Project, load_project, stack_config
+from nodepools.planning.project import (
+    DEFAULT_PROJECT,
+    Project,
+    load_project,
+    stack_config,
+    stack_names,
+)
 from nodepools.planning.report import Section
 from nodepools.planning.sections import (
     capacity_section,
@@ -43,6 +50,7 @@ SECTIONS: list[SectionBuilder] = [
     platforms_section,
     validation_section,
     unknowns_section,
+    outputs_section,
     policy_section,
 ]
 
@@ -54,6 +62,8 @@ class PlanResult:
     sections: list[Section] = field(default_factory=list)
     error: str | None = None
     artifacts: list[Path] = field(default_factory=list)
+    # What the reader should know about how the stack was read (e.g. it has no stack file).
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -72,6 +82,7 @@ class PlanResult:
 
     def render(self) -> str:
         head = f"Plan of stack {self.stack!r} (offline)\n"
+        head += "".join(f"Note: {note}\n" for note in self.notes)
         if self.error:
             return f"{head}\n{self.error}\n"
         body = "\n".join(section.render() for section in self.sections)
@@ -110,6 +121,14 @@ def plan_stack(
     folder. `context` carries options for sections (e.g. a policy config)."""
     project = load_project(project_dir, stacks_dir)
     settings = stack_config(project, stack, config, secrets)
+    notes: list[str] = []
+    if settings.stack_file is None:
+        others = stack_names(project.stack_config_dir)
+        notes.append(
+            f"{project.stack_config_dir / f'Pulumi.{stack}.yaml'} does not exist: the stack "
+            "is planned with the project's config defaults and the overrides given (stacks "
+            f"with a file: {', '.join(others) or 'none'})"
+        )
     try:
         capture = run(
             project.program,
@@ -120,7 +139,11 @@ def plan_stack(
         )
     except ProgramError as exc:
         cause = exc.cause
-        message = str(cause) if isinstance(cause, SpecError) else f"{type(cause).__name__}: {cause}"
+        message = (
+            str(cause)
+            if isinstance(cause, SpecError)
+            else f"{_program_line(cause, project.program)}{type(cause).__name__}: {cause}"
+        )
         registered = len(exc.capture.resources)
         # Say what a real run would leave behind: components validate before registering,
         # but a program's own code may fail after some resources exist.
@@ -130,10 +153,13 @@ def plan_stack(
             else f"{registered} resources were registered before it failed"
         )
         return PlanResult(
-            stack, exc.capture, error=f"{project.program}: the program failed; {outcome}\n{message}"
+            stack,
+            exc.capture,
+            error=f"{project.program}: the program failed; {outcome}\n{message}",
+            notes=notes,
         )
     capture.plan_context = dict(context or {})
-    result = PlanResult(stack, capture)
+    result = PlanResult(stack, capture, notes=notes)
     for build in SECTIONS:
         section = build(capture)
         if section is not None:
@@ -143,6 +169,23 @@ def plan_stack(
 
         result.artifacts = write_artifacts(capture, out_dir) + write_plan_files(result, out_dir)
     return result
+
+
+def _program_line(cause: BaseException, program: Path) -> str:
+    """`file:line: ` of the program's own line the error came from (its innermost frame in
+    the program's folder), or nothing when it came from elsewhere."""
+    import traceback
+
+    folder = program.resolve() if program.is_dir() else program.resolve().parent
+    found = ""
+    for frame in traceback.extract_tb(cause.__traceback__):
+        path = Path(frame.filename)
+        # A project's own virtualenv (`.venv` beside Pulumi.yaml) is not its program.
+        if "site-packages" in path.parts:
+            continue
+        if path.is_absolute() and path.resolve().is_relative_to(folder):
+            found = f"{path}:{frame.lineno}: "
+    return found
 
 
 def write_plan_files(result: PlanResult, out_dir: Path) -> list[Path]:

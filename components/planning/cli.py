@@ -12,6 +12,8 @@ changed.
 plans (files, or folders of `<stack>.json`); exit status 0 when nothing changed, 1 when
 something did, 2 on an error.
 
+`python -m nodepools schema [--output FILE]`: print the JSON schema of `plan --format json`.
+
 `python -m nodepools pr-comment --body FILE --repo OWNER/NAME --pr N`: post the comment on a
 pull request, or edit the one an earlier run posted."""
 
@@ -77,8 +79,8 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=("text", "json", "markdown"),
         default="text",
-        help="text (default): the terminal report; json: the plan document "
-        "(components/planning/plan.schema.json); markdown: a pull-request comment",
+        help="text (default): the terminal report; json: the plan document (its JSON "
+        "schema: `python -m nodepools schema`); markdown: a pull-request comment",
     )
     plan.add_argument(
         "--compare",
@@ -94,6 +96,10 @@ def _parser() -> argparse.ArgumentParser:
     diff.add_argument("--format", choices=("markdown", "json"), default="markdown")
     diff.add_argument("--artifact-url", help="link the Markdown to the uploaded plan artifact")
     diff.add_argument("--output", type=Path, help="write here instead of standard output")
+    schema = commands.add_parser(
+        "schema", help="print the JSON schema of `plan --format json` (shipped with nodepools)"
+    )
+    schema.add_argument("--output", type=Path, help="write here instead of standard output")
     comment = commands.add_parser(
         "pr-comment", help="post (or edit) the plan comment on a GitHub pull request"
     )
@@ -127,11 +133,24 @@ def main(argv: Sequence[str] | None = None, *, owns_process: bool = False) -> in
     try:
         if args.command == "diff":
             return _diff(args)
-        if args.command == "pr-comment":
-            from nodepools.planning.pr_comment import post_comment
+        if args.command == "schema":
+            from nodepools.planning.plan_document import SCHEMA_PATH
 
+            text = SCHEMA_PATH.read_text()
+            if args.output is not None:
+                args.output.write_text(text)
+            else:
+                sys.stdout.write(text)
+            return 0
+        if args.command == "pr-comment":
+            from nodepools.planning.config_files import read_text
+            from nodepools.planning.pr_comment import argument_problems, post_comment
+
+            problems = argument_problems(args.repo, args.pr, args.api_url, args.author)
+            if problems:
+                raise ValueError("\nerror: ".join(problems))
             return post_comment(
-                args.body.read_text(),
+                read_text(args.body, "comment body file"),
                 args.repo,
                 args.pr,
                 api_url=args.api_url,
@@ -139,8 +158,13 @@ def main(argv: Sequence[str] | None = None, *, owns_process: bool = False) -> in
                 author=args.author,
             )
         return _plan(args, owns_process=owns_process)
-    except (FileNotFoundError, ValueError) as exc:
+    except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        # A file the command writes (--out, --output) that can't be: say which and why.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
         return 2
 
 
@@ -154,6 +178,7 @@ def _plan(args: argparse.Namespace, *, owns_process: bool) -> int:
         # caller's process: its heap is not ours.
         gc.freeze()
 
+    _check_out_dir(args.out)
     context: dict[str, Any] = {}
     if args.policy_config is not None:
         from nodepools.policies.runner import load_policy_config
@@ -197,21 +222,42 @@ def _plan(args: argparse.Namespace, *, owns_process: bool) -> int:
     return status
 
 
+def _check_out_dir(out: Path | None) -> None:
+    """`--out` is a folder (made when missing): refused before planning when it can't be."""
+    if out is None:
+        return
+    for parent in (out, *out.parents):
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(
+                    f"--out {out}: {parent} is a file; --out names a folder for the artifacts"
+                )
+            break
+
+
 def _read_plan(path: Path) -> dict[str, Any]:
     import json
 
     from nodepools.json_values import is_dict
+    from nodepools.planning.config_files import read_text
     from nodepools.planning.plan_document import SCHEMA_VERSION
+    from nodepools.planning.plan_shape import plan_problems
 
     try:
-        document = json.loads(path.read_text())
+        document = json.loads(read_text(path, "plan file"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not a JSON plan ({exc})") from None
+        raise ValueError(f"{path}:{exc.lineno}:{exc.colno}: not a JSON plan ({exc.msg})") from None
     version = document.get("schema_version") if is_dict(document) else None
     if not is_dict(document) or version != SCHEMA_VERSION:
         raise ValueError(
             f"{path}: schema_version {version!r}; this nodepools reads plans of version "
             f"{SCHEMA_VERSION} (`nodepools plan --format json`)"
+        )
+    problems = plan_problems(document)
+    if problems:
+        raise ValueError(
+            f"{path}: not a plan `nodepools diff` can read:\n"
+            + "\n".join(f"  - {problem}" for problem in problems)
         )
     return document
 

@@ -103,6 +103,12 @@ def assemble(head: list[str], blocks: list[Block], limit: int = COMMENT_LIMIT) -
     return body
 
 
+def error_block(error: str) -> Block:
+    """Why a plan failed, as the text plan says it: every problem with its path, verbatim."""
+    fence = "````" if "```" in error else "```"
+    return Block("Errors", text=[f"{fence}text", *error.rstrip().splitlines(), fence], open=True)
+
+
 def artifact_line(artifact_url: str | None) -> list[str]:
     if not artifact_url:
         return []

@@ -12,6 +12,7 @@ from nodepools.planning.markdown import (
     artifact_line,
     assemble,
     compact_or_dash,
+    error_block,
     money,
     money_span,
     num,
@@ -25,7 +26,7 @@ def diff_headline(diff: dict[str, Any]) -> str:
     if diff["status"]["after"] == "removed":
         return f"{stack}: stack removed"
     if diff["status"]["after"] == "error":
-        return f"{stack}: the head plan failed: {diff['error']}"
+        return f"{stack}: the head plan failed (the errors are below)"
     if not diff["changed"]:
         return f"{stack}: no changes"
     pools = diff["pools"]
@@ -55,6 +56,8 @@ def diff_headline(diff: dict[str, Any]) -> str:
 
 def diff_blocks(diff: dict[str, Any]) -> list[Block]:
     blocks: list[Block] = []
+    if diff["status"]["after"] == "error":
+        blocks.append(error_block(diff["error"] or ""))
     pools = diff["pools"]
     rows: list[list[str]] = []
     for pool in pools["added"]:

@@ -11,6 +11,8 @@ from nodepools.planning.markdown import (
     Block,
     artifact_line,
     assemble,
+    compact_or_dash,
+    error_block,
     money_span,
     num,
     pairs,
@@ -18,15 +20,48 @@ from nodepools.planning.markdown import (
 )
 
 
-def _accelerator_summary(capacity: list[dict[str, Any]]) -> str:
+def _total_max(row: dict[str, Any], pools: list[dict[str, Any]]) -> str:
+    """A capacity row's max: "unbounded" only when one of its pools' nodes are, "?" when
+    a pool's count per node isn't known (a Karpenter pool of several sizes)."""
+    if row["max"] is not None:
+        return num(row["max"])
+    mine = [p for p in pools if p["name"] in row["pools"]]
+    unbounded = any(
+        p["nodes"]["max"] is None
+        and (p["accelerators"] is None or p["accelerators"]["max"] is None)
+        for p in mine
+    )
+    return "unbounded" if unbounded else "?"
+
+
+def _accelerator_summary(document: dict[str, Any]) -> str:
+    capacity: list[dict[str, Any]] = document["capacity"]
     if not capacity:
         return "no accelerators"
-    return ", ".join(f"{span(c['min'], c['max'])} {c['model']} ({c['resource']})" for c in capacity)
+    parts: list[str] = []
+    for row in capacity:
+        low, high = num(row["min"]), _total_max(row, document["pools"])
+        what = row["resource"] if row["model"] == "?" else f"{row['model']} ({row['resource']})"
+        parts.append(f"{low if high == low else f'{low}..{high}'} {what}")
+    return ", ".join(parts)
+
+
+def _per_node(pool: dict[str, Any]) -> str:
+    """`4 x A10G (nvidia.com/gpu)`: what one node has, as far as it is known."""
+    accelerator = pool["accelerator"]
+    if accelerator is None:
+        return "-"
+    model, resource, count = accelerator["model"], accelerator["resource"], accelerator["per_node"]
+    what = f"{model} ({resource})" if model else resource
+    text = f"{num(count)} x {what}" if count is not None else f"{what}, per node by instance type"
+    for offer in pool.get("advertised") or ():
+        text += f"; advertised as {num(offer['count'])} x {offer['resource']}"
+    return text
 
 
 def plan_headline(document: dict[str, Any]) -> str:
     if document["status"] == "error":
-        return f"**`{document['stack']}`**: the program failed; nothing would be created."
+        return f"**`{document['stack']}`**: the program failed (the errors are below)"
     pools = document["pools"]
     cost = document["cost"]
     nodes_min = sum(p["nodes"]["min"] for p in pools)
@@ -40,7 +75,7 @@ def plan_headline(document: dict[str, Any]) -> str:
     )
     return (
         f"**`{document['stack']}`** {status}: {len(pools)} pools, {span(nodes_min, nodes_max)} nodes, "
-        f"{_accelerator_summary(document['capacity'])}; "
+        f"{_accelerator_summary(document)}; "
         f"{money_span(cost['hourly']['min'], cost['hourly']['max'])}/h "
         f"({money_span(cost['monthly']['min'], cost['monthly']['max'])}/month){unknown}; "
         f"policy: {mandatory} mandatory, {advisory} advisory"
@@ -58,7 +93,6 @@ def _pool_cost_cell(cost: dict[str, Any]) -> str:
 def _pool_rows(pools: list[dict[str, Any]]) -> list[list[str]]:
     rows: list[list[str]] = []
     for pool in pools:
-        accelerator = pool["accelerator"]
         cost = pool["cost"]
         rows.append(
             [
@@ -67,9 +101,7 @@ def _pool_rows(pools: list[dict[str, Any]]) -> list[list[str]]:
                 ", ".join(pool["instance_types"]) or pool["instance_selection"] or "-",
                 "/".join(pool["capacity_types"]),
                 span(pool["nodes"]["min"], pool["nodes"]["max"]),
-                "-"
-                if accelerator is None
-                else f"{num(accelerator['per_node'])} x {accelerator['model']} ({accelerator['resource']})",
+                _per_node(pool),
                 _pool_cost_cell(cost),
             ]
         )
@@ -77,6 +109,8 @@ def _pool_rows(pools: list[dict[str, Any]]) -> list[list[str]]:
 
 
 def plan_blocks(document: dict[str, Any]) -> list[Block]:
+    if document["status"] == "error":
+        return [error_block(document["error"] or "")]
     blocks: list[Block] = []
     if document["pools"]:
         blocks.append(
@@ -102,10 +136,10 @@ def plan_blocks(document: dict[str, Any]) -> list[Block]:
                 ["model", "resource", "min", "max", "of which spot (max)", "pools"],
                 [
                     [
-                        c["model"],
+                        "-" if c["model"] == "?" else c["model"],
                         c["resource"],
                         num(c["min"]),
-                        span(c["max"], c["max"]),
+                        _total_max(c, document["pools"]),
                         num(c["spot_max"]),
                         ", ".join(c["pools"]),
                     ]
@@ -159,6 +193,26 @@ def plan_blocks(document: dict[str, Any]) -> list[Block]:
                 + [
                     ["invalid", v["kind"], v["name"], f"{v['path']}: {v['message']}"]
                     for v in violations
+                ],
+            )
+        )
+    # Plans written before outputs were planned have none.
+    planned: dict[str, Any] = document.get("outputs") or {}
+    outputs: dict[str, Any] = planned.get("values") or {}
+    if outputs:
+        unknown = set(planned["known_after_apply"])
+        blocks.append(
+            Block(
+                f"Stack outputs ({len(outputs)})",
+                ["output", "value"],
+                [
+                    [
+                        f"`{name}`",
+                        "(known after apply)"
+                        if value is None and name in unknown
+                        else compact_or_dash(value),
+                    ]
+                    for name, value in outputs.items()
                 ],
             )
         )

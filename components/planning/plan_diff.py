@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from nodepools.json_values import dig, is_dict
+from nodepools.planning.pool_data import accelerator_totals
 
 DIFF_SCHEMA_VERSION = 1
 # Pool fields compared; `cost` is compared through the totals and the per-node price only,
@@ -55,31 +56,12 @@ def _leaf_changes(before: Any, after: Any, path: str) -> list[dict[str, Any]]:
 
 
 def _accelerator_totals(pools: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    totals: dict[tuple[str, str], dict[str, Any]] = {}
-    for pool in pools:
-        accelerator, count = pool.get("accelerator"), pool.get("accelerators")
-        if not accelerator or not count:
-            continue
-        key = (accelerator["resource"], accelerator.get("model") or "?")
-        entry = totals.setdefault(key, {"min": 0, "max": 0, "nodes_min": 0, "nodes_max": 0})
-        entry["min"] += count["min"]
-        entry["max"] = (
-            None if entry["max"] is None or count["max"] is None else entry["max"] + count["max"]
-        )
-    for pool in pools:
-        accelerator = pool.get("accelerator")
-        if not accelerator:
-            continue
-        key = (accelerator["resource"], accelerator.get("model") or "?")
-        if key not in totals:
-            continue
-        entry = totals[key]
-        entry["nodes_min"] += pool["nodes"]["min"]
-        high = pool["nodes"]["max"]
-        entry["nodes_max"] = (
-            None if entry["nodes_max"] is None or high is None else entry["nodes_max"] + high
-        )
-    return totals
+    # The plan's own totals: every pool with an accelerator counts, Karpenter pools of
+    # unknown sizes too (bounded by their limit, else unbounded).
+    return {
+        key: {k: total[k] for k in ("min", "max", "nodes_min", "nodes_max")}
+        for key, total in accelerator_totals(pools).items()
+    }
 
 
 def _delta(before: float | None, after: float | None) -> float | None:

@@ -14,10 +14,12 @@ only as the Authorization header: it is never printed, logged or put in an error
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import Any
 
 from nodepools.planning.markdown import MARKER
+from nodepools.specs.core.secret_inputs import url_problem
 
 PAGE = 100
 
@@ -65,6 +67,31 @@ def find_comment(client: Any, api_url: str, repo: str, pr: int, author: str) -> 
         page += 1
 
 
+# GitHub's rules for names: an owner is 1-39 letters, digits or single hyphens, not at
+# either end; a repository 1-100 letters, digits, `.`, `_` or `-`, never `.` or `..`.
+_OWNER = re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}")
+_REPOSITORY = re.compile(r"[A-Za-z0-9._-]{1,100}")
+_LOGIN = re.compile(r"[A-Za-z0-9](?:-?[A-Za-z0-9]){0,38}(?:\[bot\])?")
+
+
+def argument_problems(repo: str, pr: int, api_url: str, author: str | None) -> list[str]:
+    """What is wrong with the arguments, found before any request is sent."""
+    problems: list[str] = []
+    owner, _, name = repo.partition("/")
+    if not _OWNER.fullmatch(owner) or not _REPOSITORY.fullmatch(name) or name in (".", ".."):
+        problems.append(
+            f"--repo {repo!r}: expected OWNER/NAME, a GitHub repository such as "
+            "octo-org/gpu-fleet (the workflow's GITHUB_REPOSITORY)"
+        )
+    if pr < 1:
+        problems.append(f"--pr {pr}: a pull request number is 1 or more")
+    if problem := url_problem(api_url.rstrip("/")):
+        problems.append(f"--api-url {problem}")
+    if author is not None and not _LOGIN.fullmatch(author):
+        problems.append(f"--author {author!r}: not a GitHub login (e.g. github-actions[bot])")
+    return problems
+
+
 def post_comment(
     body: str,
     repo: str,
@@ -75,6 +102,11 @@ def post_comment(
     author: str | None = None,
 ) -> int:
     """Create or update the comment; 0 on success, 2 on a refusal (printed without the token)."""
+    problems = argument_problems(repo, pr, api_url, author)
+    if problems:
+        for problem in problems:
+            print(f"error: {problem}", file=sys.stderr)
+        return 2
     if not body.startswith(MARKER):
         body = f"{MARKER}\n{body}"
     api_url = api_url.rstrip("/")

@@ -4,7 +4,8 @@
 the project's name (config keys without a namespace belong to it), its program (`main`,
 default the project folder), where stack files live (`stackConfigDir`), the project's
 config defaults (`config:` in Pulumi.yaml, a value or `{default: ...}`), then
-`Pulumi.<stack>.yaml`, then `--config` / `--secret` overrides, later ones winning.
+`Pulumi.<stack>.yaml` (when there is one: Pulumi needs none), then `--config` / `--secret`
+overrides, later ones winning. Each file is checked as it is read (see `config_files`).
 Encrypted values (`secure:`) can't be decrypted offline: an override must give them.
 """
 
@@ -14,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from nodepools.json_values import is_dict
+from nodepools.planning.config_files import ConfigFileError, load_yaml, type_name
+from nodepools.specs.core.base import did_you_mean
 
 # Without a Pulumi.yaml (the repository's own stacks folder): the project name used.
 DEFAULT_PROJECT = "nodepools"
@@ -33,26 +35,50 @@ class Project:
 class StackConfig:
     values: dict[str, Any]  # full keys (`project:key`) -> values as the stack file gives
     secret_keys: frozenset[str]  # full keys whose values are secret
+    stack_file: Path | None = None  # None: the stack has no settings file (Pulumi needs none)
 
 
 def load_project(directory: Path, stacks_dir: Path | None = None) -> Project:
-    """The project in `directory` (its Pulumi.yaml), or the repository's stacks folder
-    layout when there is none. `stacks_dir` overrides where program and stack files are."""
+    """The project in `directory` (its Pulumi.yaml). `stacks_dir` overrides where program
+    and stack files are; with it, a folder without a Pulumi.yaml is the repository's stacks
+    folder layout (project `nodepools`)."""
     path = directory / "Pulumi.yaml"
     if not path.is_file():
-        folder = stacks_dir or directory / "stacks"
-        return Project(DEFAULT_PROJECT, folder, folder)
-    document: Any = yaml.safe_load(path.read_text()) or {}
-    if not is_dict(document) or not isinstance(document.get("name"), str):
-        raise ValueError(f"{path}: a Pulumi project file needs a `name`")
-    name = document["name"]
-    program = directory / str(document.get("main") or ".")
-    config_dir = directory / str(document.get("stackConfigDir") or ".")
+        if stacks_dir is not None:
+            return Project(DEFAULT_PROJECT, stacks_dir, stacks_dir)
+        raise ConfigFileError(
+            f"{path}: no such Pulumi project file; `-C` names a Pulumi project's folder "
+            "(the one holding its Pulumi.yaml), or give `--stacks-dir` for a folder of "
+            "stack files and a program of this library's stacks layout"
+        )
+    document = load_yaml(path, "Pulumi project file")
+    data: Any = document.data
+    if not is_dict(data):
+        raise ConfigFileError(
+            f"{path}: a Pulumi project file is a mapping with a `name` (got {type_name(data)})"
+        )
+    for key in ("name", "main", "stackConfigDir"):
+        value = data.get(key)
+        if (key == "name" or value is not None) and (not isinstance(value, str) or not value):
+            raise ConfigFileError(
+                f"{document.where(key)}: `{key}` must be a non-empty string (got {value!r})"
+                if key in data
+                else f"{path}: a Pulumi project file needs a `name`"
+            )
+    name: str = data["name"]
+    program = directory / str(data.get("main") or ".")
+    config_dir = directory / str(data.get("stackConfigDir") or ".")
     if stacks_dir is not None:
         program = config_dir = stacks_dir
+    config: Any = data.get("config") or {}
+    if not is_dict(config):
+        raise ConfigFileError(
+            f"{document.where('config')}: `config` must be a mapping of key to value or "
+            f"`{{type, default}}` (got {type_name(config)})"
+        )
     defaults: dict[str, Any] = {}
-    for key, value in (document.get("config") or dict[str, Any]()).items():
-        full = full_key(name, key)
+    for key, value in config.items():
+        full = full_key(name, str(key))
         if is_dict(value) and ("default" in value or "type" in value):
             if "default" in value:
                 defaults[full] = value["default"]
@@ -81,15 +107,11 @@ def stack_config(
 ) -> StackConfig:
     """The stack's config: project defaults, the stack file, then overrides (`key=value`)."""
     path = project.stack_config_dir / f"Pulumi.{stack}.yaml"
-    if not path.is_file():
-        available = stack_names(project.stack_config_dir)
-        raise FileNotFoundError(
-            f"{path}: no such stack file (stacks: {', '.join(available) or 'none'})"
-        )
-    document: Any = yaml.safe_load(path.read_text()) or {}
     values = dict(project.defaults)
     secret: set[str] = set()
-    for key, value in (document.get("config") or dict[str, Any]()).items():
+    # Pulumi needs no stack file: a stack without one runs on the project's defaults.
+    stack_values = stack_file_config(path, project.name) if path.is_file() else {}
+    for key, value in stack_values.items():
         full = full_key(project.name, key)
         values[full] = value
         if is_dict(value) and set(value) == {"secure"}:
@@ -116,4 +138,53 @@ def stack_config(
                 for k in encrypted
             )
         )
-    return StackConfig(values, frozenset(secret))
+    return StackConfig(values, frozenset(secret), path if path.is_file() else None)
+
+
+# What a stack settings file may hold (Pulumi's "Stack settings file reference").
+STACK_FILE_KEYS = ("config", "encryptedkey", "encryptionsalt", "environment", "secretsprovider")
+
+
+def stack_file_config(path: Path, project: str = DEFAULT_PROJECT) -> dict[str, Any]:
+    """The `config:` of the stack settings file `path`, checked: a mapping whose top-level
+    keys are Pulumi's (a config key written at the top level, outside `config:`, would be
+    ignored), with no key given twice, and no key in a misspelt namespace of `project`."""
+    document = load_yaml(path, "stack file")
+    data: Any = document.data
+    if data is None:
+        return {}
+    if not is_dict(data):
+        raise ConfigFileError(
+            f"{path}:1: a stack file is a mapping with a `config:` mapping (got {type_name(data)})"
+        )
+    for key in data:
+        if key not in STACK_FILE_KEYS:
+            hint = (
+                "; config keys go under `config:`"
+                if ":" in str(key)
+                else did_you_mean(str(key), STACK_FILE_KEYS)
+            )
+            raise ConfigFileError(
+                f"{document.where(key)}: unknown stack file key {key!r} "
+                f"(a stack file has {', '.join(STACK_FILE_KEYS)}){hint}"
+            )
+    config: Any = data.get("config")
+    if config is None:
+        return {}
+    if not is_dict(config):
+        raise ConfigFileError(
+            f"{document.where('config')}: `config` must be a mapping of key to value "
+            f"(got {type_name(config)}: {config!r})"
+        )
+    for key in config:
+        if not isinstance(key, str) or not key:
+            raise ConfigFileError(
+                f"{document.where('config', key)}: config key {key!r} must be a string"
+            )
+        namespace = key.split(":", 1)[0] if ":" in key else project
+        if namespace != project and (hint := did_you_mean(namespace, [project])):
+            raise ConfigFileError(
+                f"{document.where('config', key)}: config key {key!r} is in namespace "
+                f"`{namespace}`, which nothing reads{hint}"
+            )
+    return dict(config)

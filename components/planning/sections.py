@@ -186,37 +186,17 @@ def _advertised_note(capture: Capture, pool: CapturedResource) -> list[str]:
 
 
 def capacity_section(capture: Capture) -> Section:
+    """Nodes and accelerators per pool, from the same data as the JSON plan (`pool_data`):
+    what a node advertises once its device software runs (MIG slices, time slicing), and
+    the most the pool can hold."""
+    from nodepools.planning.pool_data import pool_data
+
     section = Section("Capacity")
     rows: list[tuple[str, ...]] = [
         ("pool", "cluster", "instance type", "nodes", "accelerator", "per node", "max total")
     ]
     for pool in pool_components(capture):
-        spec: dict[str, Any] = pool.inputs.get("spec") or {}
-        if "minNodes" not in spec and "limits" in spec:
-            rows.append(_limited_pool_row(pool, spec))
-            continue
-        if "minNodes" not in spec:
-            continue
-        per_node = int(spec.get("acceleratorsPerNode") or 0)
-        low, high = int(spec["minNodes"]), int(spec["maxNodes"])
-        resource = spec.get("acceleratorResource") or "-"
-        # What a node advertises once its device software runs (MIG slices, time slicing).
-        offers: dict[str, Any] = spec.get("advertised") or {}
-        for offered, count in offers.items():
-            resource, per_node = offered, int(count)
-        model = spec.get("acceleratorModel")
-        rows.append(
-            (
-                spec.get("poolName", pool.name),
-                spec.get("clusterKind", "?"),
-                # A mix shows every type: the counts are what all of them have.
-                ",".join(spec.get("instanceTypes") or [spec.get("instanceType", "?")]),
-                f"{low}..{high}" if low != high else str(low),
-                f"{resource} ({model})" if model else resource,
-                str(per_node),
-                str(per_node * high),
-            )
-        )
+        rows.append(_capacity_row(pool_data(capture, pool)))
     if len(rows) == 1:
         return section  # no pools in this stack: the section renders as "(none)"
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
@@ -227,21 +207,39 @@ def capacity_section(capture: Capture) -> Section:
     return section
 
 
-def _limited_pool_row(pool: CapturedResource, spec: dict[str, Any]) -> tuple[str, ...]:
-    """A pool sized by resource limits (Karpenter) rather than node counts: the nodes column
-    shows its limits, the total is its accelerator limit ("unbounded" without one)."""
-    limits = {
-        key: compact(value) for key, value in (spec.get("limits") or dict[str, Any]()).items()
-    }
-    resource = spec.get("acceleratorResource")
-    model = spec.get("acceleratorModel")
-    per_node = spec.get("acceleratorsPerNode")
+def _capacity_row(pool: dict[str, Any]) -> tuple[str, ...]:
+    nodes: dict[str, Any] = pool["nodes"]
+    low, high = nodes["min"], nodes["max"]
+    limits: dict[str, Any] = pool["limits"] or {}
+    karpenter = pool["backend"] == "karpenter"
+    if karpenter and limits and low == 0:
+        # Sized by resource limits rather than node counts.
+        span = "limits " + ",".join(f"{k}={compact(v)}" for k, v in limits.items())
+    elif high is None:
+        span = "unbounded" if low == 0 else f"{low}..unbounded"
+    else:
+        span = f"{low}..{high}" if low != high else str(low)
+    # A mix shows every type: the counts are what all of them have.
+    types = ",".join(pool["instance_types"]) or pool["instance_selection"] or "?"
+    accelerator: dict[str, Any] | None = pool["accelerator"]
+    if accelerator is None:
+        none = "-" if karpenter else "0"
+        return (pool["name"], pool["backend"], types, span, "-", none, none)
+    model = accelerator["model"]
+    resource, per_node = accelerator["resource"], accelerator["per_node"]
+    counted: dict[str, Any] | None = pool["accelerators"]
+    total: Any = counted["max"] if counted is not None else None
+    for offer in pool.get("advertised") or ():
+        # What a node advertises once its device software runs.
+        resource, per_node = offer["resource"], offer["count"]
+        total = None if high is None else high * per_node
     return (
-        spec.get("poolName", pool.name),
-        spec.get("clusterKind", "?"),
-        spec.get("instanceType", "?"),
-        "limits " + ",".join(f"{k}={v}" for k, v in limits.items()) if limits else "unbounded",
-        f"{resource} ({model})" if resource and model else resource or "-",
-        "-" if not resource else compact(per_node) if per_node else "?",
-        "-" if not resource else limits.get(resource, "unbounded"),
+        pool["name"],
+        pool["backend"],
+        types,
+        span,
+        f"{resource} ({model})" if model else resource,
+        "?" if per_node is None else compact(per_node),
+        # No total: unbounded when the nodes are, else not known (sizes that differ).
+        compact(total) if total is not None else "unbounded" if high is None else "?",
     )

@@ -1,7 +1,8 @@
 """`docs/reference.md`: every component's args and outputs, generated from the specs.
 
-    python -m nodepools.provider.reference            # rewrite docs/reference.md
-    python -m nodepools.provider.reference --check    # exit 1 when it is stale
+    python -m nodepools.provider.reference                        # print it
+    python -m nodepools.provider.reference -o docs/reference.md   # rewrite the repository's
+    python -m nodepools.provider.reference --check                # exit 1 when that is stale
 
 Each field: its name, type, default, constraints (from the spec's annotations) and its
 description; nested models get their own tables. The same walk feeds the package schema
@@ -20,7 +21,10 @@ import annotated_types
 from nodepools.specs.core.field_docs import default_text, type_label
 from pydantic import BaseModel
 
+# The repository's copy (what its tests compare), and what `--check` compares by default:
+# the one of the clone the command runs in.
 DEFAULT_PATH = Path(__file__).resolve().parents[2] / "docs" / "reference.md"
+CHECKED_PATH = Path("docs") / "reference.md"
 
 _CONSTRAINTS = {
     annotated_types.Ge: ">= {0.ge}",
@@ -137,16 +141,36 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m nodepools.provider.reference")
-    parser.add_argument("--check", action="store_true", help="exit 1 when the file is stale")
-    parser.add_argument("--path", type=Path, default=DEFAULT_PATH)
+    parser = argparse.ArgumentParser(
+        prog="python -m nodepools.provider.reference",
+        description="Print the reference of every component's args and outputs (Markdown).",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        "--path",
+        dest="path",
+        type=Path,
+        help="write it to this file instead of standard output (in a clone of the "
+        "repository: docs/reference.md); with --check, the file to compare",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help=f"exit 1 when the file (default {CHECKED_PATH}) differs from what would be written",
+    )
     options = parser.parse_args(argv)
     text = render()
     if options.check:
-        current = options.path.read_text() if options.path.exists() else ""
+        path: Path = options.path or CHECKED_PATH
+        current = path.read_text() if path.is_file() else ""
         if current != text:
-            print(f"{options.path} is stale: run python -m nodepools.provider.reference")
+            print(f"{path} is stale: run python -m nodepools.provider.reference -o {path}")
             return 1
+        return 0
+    if options.path is None:
+        # Never into the installed package: a wheel's site-packages is nobody's docs folder.
+        sys.stdout.write(text)
         return 0
     options.path.parent.mkdir(parents=True, exist_ok=True)
     options.path.write_text(text)

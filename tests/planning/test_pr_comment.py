@@ -144,6 +144,8 @@ def plans(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     for path in (ROOT / "stacks").iterdir():
         if path.is_file():
             (head_checkout / "stacks" / path.name).write_text(path.read_text())
+    # A checkout is a Pulumi project: `plan` reads where its stacks are from Pulumi.yaml.
+    (head_checkout / "Pulumi.yaml").write_text((ROOT / "Pulumi.yaml").read_text())
     dev = head_checkout / "stacks" / "Pulumi.dev.yaml"
     document = yaml.safe_load(dev.read_text())
     for pool in document["config"]["nodepools:pools"]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from nodepools.json_values import is_dict, is_list, is_sequence
+from nodepools.specs.core.field_names import did_you_mean, unknown_keys
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter, ValidationError
 
 # pydantic's model metaclass, public in all but name (pinned in constraints.txt).
@@ -35,7 +36,9 @@ class _RaisesSpecError(ModelMetaclass):
         try:
             return super().__call__(*args, **data)
         except ValidationError as exc:
-            raise SpecError(cls.__name__, issues_from_validation_error(exc, "", data)) from None
+            raise SpecError(
+                cls.__name__, issues_from_validation_error(exc, "", data, model=cls)
+            ) from None
 
 
 class SpecModel(BaseModel, metaclass=_RaisesSpecError):
@@ -131,25 +134,41 @@ SECRET_KEY = re.compile(
 HIDDEN = "<hidden: it may hold a secret>"
 
 
+# Names SECRET_KEY matches that never hold a credential, compared without case, `_`, `-` or
+# `.`: hiding their values would hide the mistake too (`metadata_options.http_tokens`
+# 'maybe' must say what it got and why it is wrong). tests/specs/test_secret_keys.py checks
+# every field of every spec matching SECRET_KEY is either a real secret or listed here.
+NOT_SECRET = frozenset(
+    {
+        "httptokens",  # EC2 IMDS: `required` (IMDSv2) or `optional`
+        "authtype",  # the OKE cluster autoscaler's `instance` or `workload` principal
+        "certificateauthority",  # a cluster's CA certificate: public by design
+        "author",  # `pr-comment --author`: a login
+        "secretname",  # the name of a Kubernetes Secret, not its data
+    }
+)
+
+
+def is_secret_key(name: Any) -> bool:
+    """Whether a value under the key `name` may be a credential (never quoted back)."""
+    if not isinstance(name, str) or not SECRET_KEY.search(name):
+        return False
+    return re.sub(r"[_.\-]", "", name).lower() not in NOT_SECRET
+
+
 def _mentions_secret(value: Any) -> bool:
     if is_dict(value):
         # Kubernetes-style `{name: HF_TOKEN, value: ...}` pairs name their secret in a value.
-        name = value.get("name")
-        if isinstance(name, str) and SECRET_KEY.search(name):
+        if is_secret_key(value.get("name")):
             return True
-        return any(
-            (isinstance(k, str) and SECRET_KEY.search(k)) or _mentions_secret(v)
-            for k, v in value.items()
-        )
+        return any(is_secret_key(k) or _mentions_secret(v) for k, v in value.items())
     if is_sequence(value):
         return any(_mentions_secret(item) for item in value)
     return False
 
 
 def _quote(value: Any, loc: Iterable[Any] = ()) -> str:
-    if any(isinstance(part, str) and SECRET_KEY.search(part) for part in loc) or _mentions_secret(
-        value
-    ):
+    if any(is_secret_key(part) for part in loc) or _mentions_secret(value):
         return HIDDEN
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
@@ -178,13 +197,21 @@ def _user_loc(loc: tuple[Any, ...], data: Any) -> list[Any]:
 
 
 def issues_from_validation_error(
-    exc: ValidationError, prefix: str = "", data: Any = _MISSING
+    exc: ValidationError, prefix: str = "", data: Any = _MISSING, model: Any = None
 ) -> list[Issue]:
-    """Turn pydantic's errors into our issues: a path, and a message quoting the value."""
+    """Turn pydantic's errors into our issues: a path, and a message quoting the value.
+
+    With the `model` (or type) `data` was validated against, an unknown field says which
+    known one it may mean, and one that an earlier failure kept pydantic from reaching (a
+    misspelt `instance_tpye` behind "`instance_type` is required") is reported too."""
     _load_union_tags()
+    unknown = unknown_keys(model, data) if model is not None and data is not _MISSING else {}
+    reported: set[tuple[Any, ...]] = set()
+    failed: list[tuple[Any, ...]] = []
     issues: list[Issue] = []
     for error in exc.errors(include_url=False):
         loc = _user_loc(error["loc"], data)
+        failed.append(tuple(loc))
         path = format_path(loc, prefix)
         kind = error["type"]
         if kind == "value_error":
@@ -197,21 +224,25 @@ def issues_from_validation_error(
                 continue
             message = str(cause) if cause is not None else error["msg"]
             if not isinstance(cause, ValueNotShown) and (
-                _mentions_secret(error.get("input"))
-                or any(isinstance(part, str) and SECRET_KEY.search(part) for part in loc)
+                _mentions_secret(error.get("input")) or any(is_secret_key(part) for part in loc)
             ):
                 # Our validators quote values; under a credential-like key, don't.
                 message = f"is invalid ({HIDDEN})"
             if isinstance(cause, PathError):
                 path = join_path(path, cause.subpath)
         elif kind == "extra_forbidden":
-            message = f"unknown field (got {_quote(error['input'], loc)})"
+            reported.add(tuple(loc))
+            known = unknown.get(tuple(loc), [])
+            hint = did_you_mean(str(loc[-1]), known) if loc and known else ""
+            message = f"unknown field (got {_quote(error['input'], loc)}){hint}"
         elif kind == "missing":
             message = "is required"
         elif kind == "union_tag_invalid":
             ctx: dict[str, Any] = error.get("ctx", {})
             expected = ctx.get("expected_tags", "")
-            message = f"unknown kind {_quote(ctx['tag'])}; expected one of {expected}"
+            tags = re.findall(r"'([^']*)'", str(expected))
+            hint = did_you_mean(str(ctx["tag"]), tags) if tags else ""
+            message = f"unknown kind {_quote(ctx['tag'])}; expected one of {expected}{hint}"
         elif kind == "union_tag_not_found":
             message = "needs a `kind`"
         elif is_output(error.get("input")):
@@ -226,8 +257,38 @@ def issues_from_validation_error(
             message = (
                 f"{error['msg'][0].lower()}{error['msg'][1:]} (got {_quote(error['input'], loc)})"
             )
+            given = error.get("input")
+            if (
+                kind in ("literal_error", "enum")
+                and isinstance(given, str)
+                and HIDDEN not in message
+            ):
+                # A near miss of one of the listed values (`Spot` for `spot`) says which.
+                listed = re.findall(r"'([^']*)'", str(error.get("ctx", {}).get("expected", "")))
+                message += (
+                    did_you_mean(given, listed)
+                    if given.lower() not in listed
+                    else (f"; did you mean `{given.lower()}`?")
+                )
         issues.append(Issue(path, message))
-    return issues
+    # Unknown fields of a model that failed before pydantic looked at its fields: the likely
+    # cause of the failure, so they come first.
+    hidden = [
+        Issue(
+            format_path(loc, prefix),
+            f"unknown field (got {_quote(_value_at(data, loc), loc)})"
+            + did_you_mean(str(loc[-1]), known),
+        )
+        for loc, known in unknown.items()
+        if loc not in reported and any(f[: len(loc) - 1] == loc[:-1] for f in failed)
+    ]
+    return hidden + issues
+
+
+def _value_at(data: Any, loc: tuple[Any, ...]) -> Any:
+    for part in loc:
+        data = data[part]
+    return data
 
 
 def join_path(prefix: str, path: str) -> str:

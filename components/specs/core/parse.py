@@ -21,6 +21,8 @@ def parse_spec(model: type[T], data: Any, subject: str, prefix: str = "") -> T:
     try:
         spec = model.model_validate(data)
     except ValidationError as exc:
-        raise SpecError(subject, issues_from_validation_error(exc, prefix, data)) from None
+        raise SpecError(
+            subject, issues_from_validation_error(exc, prefix, data, model=model)
+        ) from None
     # Outputs can't be checked now: each is checked when it resolves.
     return check_when_resolved(spec, subject, prefix)
