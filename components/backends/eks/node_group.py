@@ -22,6 +22,7 @@ from nodepools.backends.eks.scaling import DESIRED_SIZE_PATH, DesiredSize, desir
 from nodepools.specs.catalog.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.catalog.eks_ami import default_ami_type
 from nodepools.specs.core.labels import LABEL_VALUE_MAX
+from nodepools.specs.pools.capacity_reservation import capacity_block_update_note
 from nodepools.specs.pools.node_role import NodeRoleArgs
 from nodepools.specs.pools.resolve import ResolvedPool
 
@@ -176,6 +177,8 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         else DesiredSize(pool.min_nodes, follow_autoscaler=False)
     )
     ami_type = ami_type_for(pool)
+    if note := capacity_block_update_note(pool.capacity_reservation, pool.min_nodes):
+        pulumi.log.warn(note, resource=parent)
     # With a launch template the volume for images (the root volume; Bottlerocket's data
     # volume) is its block device mapping: EKS refuses `disk_size` beside a launch template.
     template = (
