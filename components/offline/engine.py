@@ -225,7 +225,7 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
             urn=response.urn,
             type=request.type,
             name=request.name,
-            inputs=_plain(inputs),
+            inputs=_with_sent_nulls(_plain(inputs), _plain(raw)),
             parent=request.parent or None,
             custom=bool(request.custom),
             dependencies=tuple(request.dependencies),
@@ -276,6 +276,23 @@ def _plain(value: Any) -> Any:
         return [_plain(item) for item in cast("list[Any] | tuple[Any, ...]", value)]
     if value is rpc.UNKNOWN or type(value).__name__ == "Unknown":
         return None
+    return value
+
+
+def _with_sent_nulls(value: Any, raw: Any) -> Any:
+    """`value` with the nested nulls the program sent (`raw`, the request as JSON), which
+    the SDK's deserializer drops: a Helm value set to null removes a chart default, so
+    artifacts and tests must see it."""
+    if isinstance(value, dict) and isinstance(raw, dict):
+        mapping = cast("dict[str, Any]", value)
+        for key, item in cast("dict[str, Any]", raw).items():
+            if key in mapping:
+                _with_sent_nulls(mapping[key], item)
+            elif item is None:
+                mapping[key] = None
+    elif isinstance(value, list) and isinstance(raw, list):
+        for item, sent in zip(cast("list[Any]", value), cast("list[Any]", raw), strict=False):
+            _with_sent_nulls(item, sent)
     return value
 
 
