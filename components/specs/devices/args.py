@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from nodepools.json_values import is_list
 from nodepools.specs.catalog.accelerators import Accelerator
+from nodepools.specs.clusters.identifiers import check_oke_cluster_id
 from nodepools.specs.core.base import Issue, NestedIssues, PathError, SpecModel, wired
 from nodepools.specs.core.kube import DnsLabel
 from nodepools.specs.core.labels import POOL_LABEL, Labels
@@ -278,6 +279,7 @@ class AcceleratorStackArgs(SpecModel):
         "Required with `platform: oke` and `oke_addons` when an NVIDIA or AMD pool is served "
         "(a fleet takes it from the pools' cluster).",
     )
+    _cluster_ocid = field_validator("oke_cluster_id")(check_oke_cluster_id)
     oke_cluster_type: Literal["enhanced", "basic"] = Field(
         default="enhanced",
         description="The OKE cluster's type (an `OkeCluster`'s `cluster_type`); default "
