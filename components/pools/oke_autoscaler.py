@@ -51,10 +51,30 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> OkeClusterAutoscaler:
         """The add-on for OKE pool components (MachinePool, GpuSpotPool) of one cluster."""
+        subject = f"OkeClusterAutoscaler {name!r}"
+        if isinstance(pools, str | bytes) or not isinstance(pools, Sequence) or not pools:
+            raise SpecError(
+                subject,
+                [
+                    Issue(
+                        "pools",
+                        f"{pools!r}: give a list of at least one autoscaled OKE pool component "
+                        "(MachinePool, GpuSpotPool, SharedNodePool), e.g. "
+                        f"`OkeClusterAutoscaler.for_pools({name!r}, [pool])`",
+                    )
+                ],
+            )
         issues: list[Issue] = []
         for index, pool in enumerate(pools):
-            resolved = pool.resolved
-            if resolved.cluster.kind != "oke" or not resolved.autoscaled:
+            resolved = getattr(pool, "resolved", None)
+            if getattr(resolved, "cluster", None) is None:
+                issues.append(
+                    Issue(
+                        f"pools[{index}]",
+                        f"{pool!r} is not a managed pool component (MachinePool, GpuSpotPool)",
+                    )
+                )
+            elif resolved.cluster.kind != "oke" or not resolved.autoscaled:
                 issues.append(
                     Issue(
                         f"pools[{index}]", f"{resolved.pool_name!r} is not an autoscaled OKE pool"
@@ -70,13 +90,15 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
                     )
                 )
         # An Output can't be compared before deploy: only the known ids count.
-        clusters = {i for i in (_cluster_id(p.resolved) for p in pools) if isinstance(i, str)}
+        clusters = {
+            i for i in (_cluster_id(p.resolved) for p in pools if not issues) if isinstance(i, str)
+        }
         if len(clusters) > 1:
             issues.append(
                 Issue("pools", f"the pools are on {len(clusters)} clusters; one add-on per cluster")
             )
         if issues:
-            raise SpecError(f"OkeClusterAutoscaler {name!r}", issues)
+            raise SpecError(subject, issues)
         first = pools[0].resolved.cluster
         args: dict[str, Any] = {
             "cluster_id": first.cluster_id,

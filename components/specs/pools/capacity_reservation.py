@@ -198,12 +198,17 @@ def capacity_block_update_note(
     reservation: CapacityReservation | None, min_nodes: int
 ) -> str | None:
     """What updating a Capacity Block node group that keeps nodes (`min_nodes` above 0)
-    needs, or None: EKS updates such a group's version (Kubernetes version, AMI release,
-    launch template) only at desired size 0 (EKS user guide, "Create a managed node group with
-    Capacity Blocks for ML"); AWS's EKS Blueprints ML capacity-block pattern holds a block
-    at a fixed size (min = max = desired 2) the rest of the time."""
+    needs, or None (see `capacity_block_update_text`)."""
     if reservation is None or reservation.type != "capacity_block" or min_nodes <= 0:
         return None
+    return capacity_block_update_text(min_nodes)
+
+
+def capacity_block_update_text(min_nodes: int) -> str:
+    """EKS updates a Capacity Block node group's version (Kubernetes version, AMI release,
+    launch template) only at desired size 0 (EKS user guide, "Create a managed node group
+    with Capacity Blocks for ML"); AWS's EKS Blueprints ML capacity-block pattern holds a
+    block at a fixed size (min = max = desired 2) the rest of the time."""
     return (
         f"Capacity Block node group of at least {min_nodes} node(s): EKS updates its version "
         "(Kubernetes version, AMI release, launch template) only at desired size 0, so before "
