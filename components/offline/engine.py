@@ -221,11 +221,13 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
             "customTimeouts": json_format.MessageToDict(request.customTimeouts),
             "version": request.version,
         }
+        plain_inputs: dict[str, Any] = _plain(inputs)
+        _with_sent_nulls(plain_inputs, _plain(raw))
         resource = CapturedResource(
             urn=response.urn,
             type=request.type,
             name=request.name,
-            inputs=_with_sent_nulls(_plain(inputs), _plain(raw)),
+            inputs=plain_inputs,
             parent=request.parent or None,
             custom=bool(request.custom),
             dependencies=tuple(request.dependencies),
@@ -279,8 +281,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _with_sent_nulls(value: Any, raw: Any) -> Any:
-    """`value` with the nested nulls the program sent (`raw`, the request as JSON), which
+def _with_sent_nulls(value: Any, raw: Any) -> None:
+    """Put into `value` the nested nulls the program sent (`raw`, the request as JSON), which
     the SDK's deserializer drops: a Helm value set to null removes a chart default, so
     artifacts and tests must see it."""
     if isinstance(value, dict) and isinstance(raw, dict):
@@ -293,7 +295,6 @@ def _with_sent_nulls(value: Any, raw: Any) -> Any:
     elif isinstance(value, list) and isinstance(raw, list):
         for item, sent in zip(cast("list[Any]", value), cast("list[Any]", raw), strict=False):
             _with_sent_nulls(item, sent)
-    return value
 
 
 def _config_entries(project: str, config: Mapping[str, Any] | None) -> dict[str, str]:

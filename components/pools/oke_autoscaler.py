@@ -12,7 +12,7 @@ says `cluster_autoscaler: null`; a program that builds pools itself makes one wi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pulumi
 from nodepools.documentation import documented
@@ -46,7 +46,7 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
     def for_pools(
         cls,
         name: str,
-        pools: Sequence[PoolComponent[ResolvedPool]],
+        pools: Sequence[PoolComponent[ResolvedPool]] | Any,
         addon: OkeAutoscalerAddon | dict[str, Any] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> OkeClusterAutoscaler:
@@ -59,14 +59,15 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
                     Issue(
                         "pools",
                         f"{pools!r}: give a list of at least one autoscaled OKE pool component "
-                        "(MachinePool, GpuSpotPool, SharedNodePool), e.g. "
+                        "(MachinePool, GpuSpotPool), e.g. "
                         f"`OkeClusterAutoscaler.for_pools({name!r}, [pool])`",
                     )
                 ],
             )
         issues: list[Issue] = []
-        for index, pool in enumerate(pools):
-            resolved = getattr(pool, "resolved", None)
+        given = cast("Sequence[Any]", pools)
+        for index, pool in enumerate(given):
+            resolved: Any = getattr(pool, "resolved", None)
             if getattr(resolved, "cluster", None) is None:
                 issues.append(
                     Issue(
@@ -91,7 +92,7 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
                 )
         # An Output can't be compared before deploy: only the known ids count.
         clusters = {
-            i for i in (_cluster_id(p.resolved) for p in pools if not issues) if isinstance(i, str)
+            i for i in (_cluster_id(p.resolved) for p in given if not issues) if isinstance(i, str)
         }
         if len(clusters) > 1:
             issues.append(
@@ -99,6 +100,7 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
             )
         if issues:
             raise SpecError(subject, issues)
+        pools = cast("Sequence[PoolComponent[ResolvedPool]]", pools)
         first = pools[0].resolved.cluster
         args: dict[str, Any] = {
             "cluster_id": first.cluster_id,

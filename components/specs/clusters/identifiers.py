@@ -45,7 +45,8 @@ def eks_cluster_name_problem(value: Any) -> str | None:
 def written_by_user(info: ValidationInfo | None) -> bool:
     """Whether the value being validated is one the user wrote, not a resolved Output (whose
     value under a user's mocks needn't look like a real id)."""
-    return info is None or not (info.context or {}).get(RESOLVED_OUTPUT)
+    context: dict[str, Any] = info.context or {} if info is not None else {}
+    return not context.get(RESOLVED_OUTPUT)
 
 
 def id_check(
