@@ -12,6 +12,7 @@ from nodepools.policies.cost import autoscaling_max_nodes, karpenter_limits, spo
 from nodepools.policies.governance import kueue_quota_within_capacity
 from nodepools.policies.interruption import karpenter_spot_interruption
 from nodepools.policies.label_policies import restricted_label_domains
+from nodepools.policies.scaling_notes import capacity_block_update, oke_pool_autoscaler
 from nodepools.policies.taint_policies import accelerator_pool_tainted, spot_pool_tainted
 from nodepools.policies.workload_policies import (
     pool_workloads_unprivileged,
@@ -37,6 +38,8 @@ POLICIES: list[Policy] = [
     kueue_quota_within_capacity,
     recipe_requests_pool_accelerators,
     pool_workloads_unprivileged,
+    oke_pool_autoscaler,
+    capacity_block_update,
 ]
 
 

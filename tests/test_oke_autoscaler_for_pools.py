@@ -52,3 +52,16 @@ def test_pools_of_two_clusters_are_refused_together():
         ]
     )
     assert found == {"pools": "the pools are on 2 clusters; one add-on per cluster"}
+
+
+@pytest.mark.parametrize("pools", [[], "gpu", None, ("gpu",)])
+def test_no_list_of_pools_is_a_clear_error(pools: Any):
+    with pytest.raises(SpecError) as raised:
+        OkeClusterAutoscaler.for_pools("a", pools)
+    [issue] = raised.value.issues
+    if pools == ("gpu",):
+        assert issue.path == "pools[0]"
+        assert "'gpu' is not a managed pool component" in issue.message
+    else:
+        assert issue.path == "pools"
+        assert repr(pools) in issue.message and "for_pools('a', [pool])" in issue.message

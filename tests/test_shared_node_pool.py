@@ -299,11 +299,10 @@ def test_a_shared_eks_pool_takes_efa_and_an_on_demand_reservation():
     assert outputs["scheduling_info"]["resources"] == {"limits": {"nvidia.com/gpu": 1}}
 
 
-def test_a_capacity_block_cannot_hold_a_fixed_size_shared_pool():
+def test_a_capacity_block_can_hold_a_fixed_size_shared_pool():
+    # As AWS's EKS Blueprints ML capacity-block pattern does (min = max = desired = 2).
     block = {"type": "capacity_block", "ids": ["cr-0123456789abcdef0"]}
-    error = spec_error({**H100_SHARED, "capacity_reservation": block})
-    message = issues(error)["capacity_reservation"]
-    assert "`size` 2 can't be used with a Capacity Block" in message
+    SharedNodePool.preflight("h100", {**H100_SHARED, "capacity_reservation": block})
 
 
 def test_a_shared_pool_shape_without_efa_is_refused_at_network():

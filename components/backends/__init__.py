@@ -33,7 +33,7 @@ BACKEND_MODULES: dict[str, str] = {
 # cluster kind -> "module:function" checking a ResolvedPool against that cloud's own rules
 # (raising SpecError) without importing its SDK: run by every pool before registering.
 BACKEND_CHECKS: dict[str, str] = {
-    "eks": "nodepools.specs.pools.resolved_checks:check_resolved_pool",
+    "eks": "nodepools.specs.pools.eks_tags:check_eks_pool",
     "rosa": "nodepools.backends.rosa.request_body:machine_pool_body",
     "oke": "nodepools.specs.pools.resolved_checks:check_resolved_pool",
 }

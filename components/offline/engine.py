@@ -224,11 +224,13 @@ class CapturingMonitor(pulumi_mocks.MockMonitor):
             "customTimeouts": json_format.MessageToDict(request.customTimeouts),
             "version": request.version,
         }
+        plain_inputs: dict[str, Any] = _plain(inputs)
+        _with_sent_nulls(plain_inputs, _plain(raw))
         resource = CapturedResource(
             urn=response.urn,
             type=request.type,
             name=request.name,
-            inputs=_plain(inputs),
+            inputs=plain_inputs,
             parent=request.parent or None,
             custom=bool(request.custom),
             dependencies=tuple(request.dependencies),
@@ -284,6 +286,22 @@ def _plain(value: Any) -> Any:
     if value is rpc.UNKNOWN or type(value).__name__ == "Unknown":
         return None
     return value
+
+
+def _with_sent_nulls(value: Any, raw: Any) -> None:
+    """Put into `value` the nested nulls the program sent (`raw`, the request as JSON), which
+    the SDK's deserializer drops: a Helm value set to null removes a chart default, so
+    artifacts and tests must see it."""
+    if isinstance(value, dict) and isinstance(raw, dict):
+        mapping = cast("dict[str, Any]", value)
+        for key, item in cast("dict[str, Any]", raw).items():
+            if key in mapping:
+                _with_sent_nulls(mapping[key], item)
+            elif item is None:
+                mapping[key] = None
+    elif isinstance(value, list) and isinstance(raw, list):
+        for item, sent in zip(cast("list[Any]", value), cast("list[Any]", raw), strict=False):
+            _with_sent_nulls(item, sent)
 
 
 def _config_entries(project: str, config: Mapping[str, Any] | None) -> dict[str, str]:

@@ -12,7 +12,7 @@ says `cluster_autoscaler: null`; a program that builds pools itself makes one wi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pulumi
 from nodepools.documentation import documented
@@ -46,15 +46,36 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
     def for_pools(
         cls,
         name: str,
-        pools: Sequence[PoolComponent[ResolvedPool]],
+        pools: Sequence[PoolComponent[ResolvedPool]] | Any,
         addon: OkeAutoscalerAddon | dict[str, Any] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> OkeClusterAutoscaler:
         """The add-on for OKE pool components (MachinePool, GpuSpotPool) of one cluster."""
+        subject = f"OkeClusterAutoscaler {name!r}"
+        if isinstance(pools, str | bytes) or not isinstance(pools, Sequence) or not pools:
+            raise SpecError(
+                subject,
+                [
+                    Issue(
+                        "pools",
+                        f"{pools!r}: give a list of at least one autoscaled OKE pool component "
+                        "(MachinePool, GpuSpotPool), e.g. "
+                        f"`OkeClusterAutoscaler.for_pools({name!r}, [pool])`",
+                    )
+                ],
+            )
         issues: list[Issue] = []
-        for index, pool in enumerate(pools):
-            resolved = pool.resolved
-            if resolved.cluster.kind != "oke" or not resolved.autoscaled:
+        given = cast("Sequence[Any]", pools)
+        for index, pool in enumerate(given):
+            resolved: Any = getattr(pool, "resolved", None)
+            if getattr(resolved, "cluster", None) is None:
+                issues.append(
+                    Issue(
+                        f"pools[{index}]",
+                        f"{pool!r} is not a managed pool component (MachinePool, GpuSpotPool)",
+                    )
+                )
+            elif resolved.cluster.kind != "oke" or not resolved.autoscaled:
                 issues.append(
                     Issue(
                         f"pools[{index}]", f"{resolved.pool_name!r} is not an autoscaled OKE pool"
@@ -70,13 +91,16 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
                     )
                 )
         # An Output can't be compared before deploy: only the known ids count.
-        clusters = {i for i in (_cluster_id(p.resolved) for p in pools) if isinstance(i, str)}
+        clusters = {
+            i for i in (_cluster_id(p.resolved) for p in given if not issues) if isinstance(i, str)
+        }
         if len(clusters) > 1:
             issues.append(
                 Issue("pools", f"the pools are on {len(clusters)} clusters; one add-on per cluster")
             )
         if issues:
-            raise SpecError(f"OkeClusterAutoscaler {name!r}", issues)
+            raise SpecError(subject, issues)
+        pools = cast("Sequence[PoolComponent[ResolvedPool]]", pools)
         first = pools[0].resolved.cluster
         args: dict[str, Any] = {
             "cluster_id": first.cluster_id,

@@ -1,6 +1,7 @@
 """Serves the components as a Pulumi package through the SDK's component provider host.
 
-Each component a fleet can name (`nodepools.fleet.deploy.SECTIONS`) is hosted as a thin
+Each component (those a fleet can name, `nodepools.fleet.deploy.SECTIONS`, and the standalone
+`NodeRole` and `OkeClusterAutoscaler`) is hosted as a thin
 subclass whose `__init__` is annotated with the TypedDict derived from its args model
 and whose outputs are the component's own `pulumi.Output[...]` annotations, evaluated.
 Construct hands the inputs, as a dict, to the real component: validation, errors (with
@@ -26,12 +27,25 @@ PACKAGE = "nodepools"
 _BARE = {dict: dict[str, Any], list: list[Any]}
 
 
-def _component_kinds() -> list[tuple[type[Any], type[BaseModel]]]:
-    """(component class, args model) for every component a fleet can name, by name."""
+# Components a program builds beside the fleet's sections: (module, class, args model).
+STANDALONE_COMPONENTS = (
+    ("nodepools.pools.node_role", "NodeRole", "NodeRoleArgs"),
+    ("nodepools.pools.oke_autoscaler", "OkeClusterAutoscaler", "OkeClusterAutoscalerArgs"),
+)
+
+
+def component_kinds() -> list[tuple[type[Any], type[BaseModel]]]:
+    """(component class, args model) for every component: each a fleet can name, and the
+    standalone ones (`NodeRole`, `OkeClusterAutoscaler`), by name."""
+    import importlib
+
     from nodepools.fleet.deploy import SECTIONS
 
     kinds = [kind for section in SECTIONS.values() for kind in section.values()]
     loaded = [kind.load() for kind in kinds]
+    for module_name, class_name, args_name in STANDALONE_COMPONENTS:
+        module = importlib.import_module(module_name)
+        loaded.append((getattr(module, class_name), getattr(module, args_name)))
     return sorted(loaded, key=lambda pair: pair[0].__name__)
 
 
@@ -59,7 +73,7 @@ def hosted_components(types: SchemaTypes) -> list[type[pulumi.ComponentResource]
     """One hosted subclass per component, named as the component (its schema token is
     `nodepools:index:<Name>`, the type the component registers itself under)."""
     hosted: list[type[pulumi.ComponentResource]] = []
-    for component, args_model in _component_kinds():
+    for component, args_model in component_kinds():
         args_type = types.args_type(args_model, f"{component.__name__}Args")
 
         def __init__(

@@ -82,8 +82,7 @@ def _model_table(model: type[BaseModel]) -> list[str]:
 
 
 def render() -> str:
-    from nodepools.fleet.deploy import SECTIONS
-    from nodepools.provider.host import component_outputs
+    from nodepools.provider.host import component_kinds, component_outputs
 
     lines = [
         "# Reference",
@@ -95,11 +94,7 @@ def render() -> str:
         "",
     ]
     nested: dict[str, type[BaseModel]] = {}
-    kinds = sorted(
-        (kind.load() for section in SECTIONS.values() for kind in section.values()),
-        key=lambda pair: pair[0].__name__,
-    )
-    for component, args_model in kinds:
+    for component, args_model in component_kinds():
         lines += [f"## {component.__name__}", ""]
         doc = (component.__doc__ or "").strip().split("\n\n")[0]
         lines += [" ".join(doc.split()), ""]

@@ -119,8 +119,7 @@ OCI_ID = "ocid1.capacityreservation.oc1.phx.aaaa1"
         (ONE_SUBNET, {"instance_type": None, "instance_types": ["p5.48xlarge", "p5en.48xlarge"], "capacity_reservation": {**BLOCK, "ids": None, "resource_group_arn": GROUP_ARN}}, "capacity_reservation.resource_group_arn", ["reservation id"]),
         (ONE_SUBNET, {"instance_type": None, "instance_types": ["p5.48xlarge", "p5en.48xlarge"], "capacity_reservation": BLOCK}, "capacity_reservation", ["`instance_types` ['p5.48xlarge', 'p5en.48xlarge']", "give `instance_type`"]),
         (ONE_SUBNET, {"instance_type": None, "instance_types": ["g6e.12xlarge", "g6.12xlarge"], "capacity_reservation": {"type": "on_demand", "ids": ["cr-0123456789abcdef0"]}}, "capacity_reservation.ids", ["reserves one instance type", "`resource_group_arn`"]),
-        (ONE_SUBNET, {"autoscaling": {"min_replicas": 1, "max_replicas": 2}, "capacity_reservation": BLOCK}, "capacity_reservation", ["`autoscaling.min_replicas` 1", "desired size 0"]),
-        (ONE_SUBNET, {"replicas": 2, "capacity_reservation": BLOCK}, "capacity_reservation", ["`replicas` 2"]),
+        (EKS, {"capacity_reservation": {"type": "on_demand", "ids": ["cr-0123456789abcdef0"]}}, "capacity_reservation.ids", ["capacity reservation 'cr-0123456789abcdef0' needs", "`cluster.subnet_ids` lists 2 subnets", "`network.subnet_id`", "`resource_group_arn`"]),
         (EKS, {"capacity_reservation": BLOCK}, "capacity_reservation", ["a Capacity Block needs", "`cluster.subnet_ids` lists 2 subnets", "`network.subnet_id`"]),
         (ROSA, {"capacity_reservation": BLOCK}, "capacity_reservation", ["ROSA Classic machine pools"]),
         (OKE, {"instance_type": "BM.GPU.H100.8", "capacity_reservation": {"type": "capacity_block", "ids": [OCI_ID]}}, "capacity_reservation.type", ["EC2 purchase option"]),
@@ -155,3 +154,50 @@ def test_a_capacity_block_on_a_chosen_subnet_is_fine():
             "capacity_reservation": BLOCK,
         },
     )
+
+
+def test_an_on_demand_reservation_by_id_on_a_chosen_subnet_is_fine():
+    """A reservation serves one zone: one subnet, the pool's or the cluster's only one."""
+    reservation = {"type": "on_demand", "ids": ["cr-0123456789abcdef0"]}
+    for cluster, network in ((EKS, {"subnet_id": "subnet-b"}), (ONE_SUBNET, None)):
+        MachinePool.preflight(
+            "train",
+            {
+                "cluster": cluster,
+                "instance_type": "p5.48xlarge",
+                "replicas": 1,
+                "network": network,
+                "capacity_reservation": reservation,
+            },
+        )
+
+
+@pytest.mark.parametrize(
+    "size",
+    [{"replicas": 2}, {"autoscaling": {"min_replicas": 2, "max_replicas": 2}}],
+)
+def test_a_capacity_block_of_a_fixed_size_is_accepted_with_what_an_update_needs(size):
+    """AWS's EKS Blueprints ML capacity-block pattern holds min = max = desired = 2; EKS asks
+    for desired size 0 only while a version update runs, which the plan says."""
+    spec = {"cluster": ONE_SUBNET, "instance_type": "p5.48xlarge", "capacity_reservation": BLOCK}
+    capture = run(lambda: MachinePool("train", {**spec, **size}))
+    group = capture.get(NODE_GROUP, "train-node-group").inputs
+    assert group["capacityType"] == "CAPACITY_BLOCK"
+    assert group["scalingConfig"]["minSize"] == 2
+    [note] = [m for level, m in capture.logs if level == "warning" and "Capacity Block" in m]
+    assert "only at desired size 0" in note and "then restore the size" in note
+
+
+def test_a_capacity_block_from_zero_has_no_update_note():
+    capture = run(
+        lambda: MachinePool(
+            "train",
+            {
+                "cluster": ONE_SUBNET,
+                "instance_type": "p5.48xlarge",
+                "autoscaling": {"min_replicas": 0, "max_replicas": 2},
+                "capacity_reservation": BLOCK,
+            },
+        )
+    )
+    assert not [m for _, m in capture.logs if "Capacity Block" in m]

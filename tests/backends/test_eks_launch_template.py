@@ -75,7 +75,7 @@ def test_node_config_is_a_nodeadm_part_and_the_script_one_more_part():
 
 def test_the_template_reference_under_a_users_plain_mocks():
     # Outputs are the inputs there: the id is what the mocks return, and EC2's computed
-    # `latest_version` is absent, so no version is sent (never the string "None").
+    # `latest_version` is absent, so the version is sent as null (never the string "None").
     capture = run_on(
         "plain",
         lambda: MachinePool(
@@ -84,7 +84,7 @@ def test_the_template_reference_under_a_users_plain_mocks():
         ),
     )  # fmt: skip
     group = capture.get(NODE_GROUP, "pool-node-group").inputs
-    assert group["launchTemplate"] == {"id": "pool-launch-template_id"}
+    assert group["launchTemplate"] == {"id": "pool-launch-template_id", "version": None}
 
 
 def test_metadata_defaults_to_imdsv2_hop_limit_1_and_can_be_overridden():

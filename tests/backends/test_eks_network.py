@@ -23,7 +23,7 @@ INGRESS = "aws:vpc/securityGroupIngressRule:SecurityGroupIngressRule"
 EGRESS = "aws:vpc/securityGroupEgressRule:SecurityGroupEgressRule"
 PLACEMENT_GROUP = "aws:ec2/placementGroup:PlacementGroup"
 ROSA = {"kind": "rosa", "cluster_id": "2a8lld2m7drto9rj0c6umn9tb4d6f291"}
-EFA = {"efa": True, "vpc_id": "vpc-0a1b", "security_group_ids": ["sg-cluster"]}
+EFA = {"efa": True, "vpc_id": "vpc-0a1b", "security_group_ids": ["sg-0c1a57e4"]}
 
 
 def _pool(component=MachinePool, **args):
@@ -45,7 +45,7 @@ def test_efa_gives_one_interface_per_network_card_with_the_efa_and_cluster_group
         (2, 1),
     ]
     assert {i["interfaceType"] for i in interfaces} == {"efa"}
-    assert all(i["securityGroups"] == [group.outputs["id"], "sg-cluster"] for i in interfaces)
+    assert all(i["securityGroups"] == [group.outputs["id"], "sg-0c1a57e4"] for i in interfaces)
     assert "subnetId" not in interfaces[0]  # EKS refuses a subnet in the launch template
     assert group.inputs["vpcId"] == "vpc-0a1b" and "name" not in group.inputs
     for rule_type in (INGRESS, EGRESS):
@@ -126,13 +126,13 @@ def _refused(cluster, args, path, *fragments):
 @pytest.mark.parametrize(
     ("cluster", "args", "path", "fragments"),
     [
-        (EKS, {"instance_type": "m5.large", "network": {**EFA, "subnet_id": "s"}}, "network.efa", ["'m5.large' has no EFA"]),
-        (EKS, {"instance_type": "p3.2xlarge", "network": {**EFA, "subnet_id": "s"}}, "network.efa", ["does not know the EFA interfaces of 'p3.2xlarge'"]),
-        (EKS, {"instance_type": None, "instance_types": ["g6e.48xlarge", "g6e.4xlarge"], "network": {**EFA, "subnet_id": "s"}}, "network.efa", ["'g6e.4xlarge' has no EFA", "`instance_types[1]`"]),
+        (EKS, {"instance_type": "m5.large", "network": {**EFA, "subnet_id": "subnet-5"}}, "network.efa", ["'m5.large' has no EFA"]),
+        (EKS, {"instance_type": "p3.2xlarge", "network": {**EFA, "subnet_id": "subnet-5"}}, "network.efa", ["does not know the EFA interfaces of 'p3.2xlarge'"]),
+        (EKS, {"instance_type": None, "instance_types": ["g6e.48xlarge", "g6e.4xlarge"], "network": {**EFA, "subnet_id": "subnet-5"}}, "network.efa", ["'g6e.4xlarge' has no EFA", "`instance_types[1]`"]),
         (EKS, {"network": EFA}, "network.subnet_id", ["`network.efa`", "`cluster.subnet_ids` lists 2 subnets (['subnet-a', 'subnet-b'])"]),
         (EKS, {"network": {"placement_group": "cluster"}}, "network.subnet_id", ["`network.placement_group` needs", "`cluster.subnet_ids`"]),
-        (EKS, {"network": {"efa": True, "subnet_id": "s", "security_group_ids": ["sg-1"]}}, "network.vpc_id", ["security group"]),
-        (EKS, {"network": {"efa": True, "subnet_id": "s", "vpc_id": "vpc-1"}}, "network.security_group_ids", ["cluster security group", "got []"]),
+        (EKS, {"network": {"efa": True, "subnet_id": "subnet-5", "security_group_ids": ["sg-1"]}}, "network.vpc_id", ["security group"]),
+        (EKS, {"network": {"efa": True, "subnet_id": "subnet-5", "vpc_id": "vpc-1"}}, "network.security_group_ids", ["cluster security group", "got []"]),
         (EKS, {"network": {"vpc_id": "vpc-1"}}, "network.vpc_id", ["'vpc-1' is only used by EFA"]),
         (EKS, {"network": {"placement_group": ""}}, "network.placement_group", []),
         (OKE, {"instance_type": "BM.GPU.H100.8", "network": {"placement_group": "cluster"}}, "network", ["OKE node pools", "EKS only"]),

@@ -12,12 +12,12 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from nodepools import GpuSpotPool, MachinePool, SharedNodePool
-from nodepools.backends.eks.node_group import gpu_label_value, node_labels
 from nodepools.offline import ProgramError, run
 from nodepools.specs.catalog.accelerators import CATALOG
 from nodepools.specs.core.base import SpecError
 from nodepools.specs.core.labels import label_value_problem
 from nodepools.specs.pools.args import GpuSpotPoolArgs
+from nodepools.specs.pools.eks_tags import gpu_label_value, node_labels
 from nodepools.specs.pools.resolve import resolve_gpu_spot_pool
 from nodepools.specs.pools.resolved_checks import resolved_pool_issues
 from nodepools.specs.pools.shared import SharedNodePoolArgs, resolve_shared_pool
@@ -158,10 +158,11 @@ def test_more_than_50_taints_are_refused_the_defaults_counted():
     taints = [f"t{i}=v:NoSchedule" for i in range(49)]
     MachinePool.preflight("pool", eks(taints=[*taints, "t49=v:NoSchedule"]))  # 50: fine
     # A GpuSpotPool adds its accelerator and spot taints: 51.
-    [(path, message)] = problems(GpuSpotPool, {"cluster": EKS, "instance_type": "g5.xlarge", "taints": taints})  # fmt: skip
-    assert path == "taints"
-    assert message.startswith("51 taints (the pool's defaults included)")
-    assert "at most 50" in message
+    found = dict(problems(GpuSpotPool, {"cluster": EKS, "instance_type": "g5.xlarge", "taints": taints}))  # fmt: skip
+    assert found["taints"].startswith("51 taints (the pool's defaults included)")
+    assert "at most 50" in found["taints"]
+    # ... and, autoscaled, one scale-from-zero tag each on its Auto Scaling group.
+    assert "would put 60 tags on its Auto Scaling group" in found["labels"]
 
 
 def test_a_shared_pool_on_eks_is_checked_too():

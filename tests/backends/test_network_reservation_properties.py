@@ -29,7 +29,7 @@ NETWORK = st.none() | st.fixed_dictionaries(
         "placement_group": st.sampled_from(["cluster", "ring", ""]),
         "subnet_id": st.sampled_from(["subnet-b"]),
         "vpc_id": st.sampled_from(["vpc-1"]),
-        "security_group_ids": st.sampled_from([[], ["sg-cluster"]]),
+        "security_group_ids": st.sampled_from([[], ["sg-0c1a57e4"]]),
     },
 )
 RESERVATION = st.none() | st.fixed_dictionaries(

@@ -72,7 +72,7 @@ EKS_EVERY_OPTION = {
         "placement_group": "cluster",
         "subnet_id": "subnet-b",
         "vpc_id": "vpc-0a1b",
-        "security_group_ids": ["sg-cluster"],
+        "security_group_ids": ["sg-0c1a57e4"],
     },
     "capacity_reservation": {"type": "capacity_block", "ids": ["cr-02168da1478b509e0"]},
 }  # fmt: skip

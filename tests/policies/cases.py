@@ -9,6 +9,7 @@ from tests.policies.fixtures import (
     deployment,
     eks_node_group,
     karpenter_node_pool,
+    oke_cluster_autoscaler,
     oke_node_pool,
     pod_template,
     resource_flavor,
@@ -118,6 +119,64 @@ STACK_CASES = [
             eks_node_group("cpu", instance_types=("m5.xlarge",), taints=[]),
             deployment(pool="cpu", gpus=0.0),
         ),
+        0,
+    ),
+]
+
+STACK_CASES += [
+    # oke-pool-autoscaler (issue 29 item 13): an autoscaled OKE pool needs the add-on
+    Case(
+        "oke-autoscaled-without-autoscaler",
+        "oke-pool-autoscaler",
+        (oke_node_pool(),),
+        1,
+        mentions="OkeClusterAutoscaler.for_pools",
+    ),
+    Case(
+        "oke-autoscaled-with-autoscaler",
+        "oke-pool-autoscaler",
+        (oke_node_pool(), oke_cluster_autoscaler()),
+        0,
+    ),
+    Case(
+        "oke-autoscaler-of-a-cluster-not-known-yet",
+        "oke-pool-autoscaler",
+        (oke_node_pool(), oke_cluster_autoscaler(None)),
+        0,
+    ),
+    Case(
+        "oke-autoscaler-of-another-cluster",
+        "oke-pool-autoscaler",
+        (oke_node_pool(), oke_cluster_autoscaler("ocid1.cluster.other")),
+        1,
+        mentions="freeformTags.nodepools.dev/max-nodes",
+    ),
+    Case(
+        "oke-fixed-size-needs-none",
+        "oke-pool-autoscaler",
+        (oke_node_pool(max_nodes="0", size=0.0),),
+        0,
+    ),
+]
+RESOURCE_CASES += [
+    # capacity-block-update (issue 29 item 4b)
+    Case(
+        "capacity-block-held-at-two",
+        "capacity-block-update",
+        (eks_node_group(capacity_type="CAPACITY_BLOCK", min_size=2.0, max_size=2.0),),
+        1,
+        mentions="only at desired size 0",
+    ),
+    Case(
+        "capacity-block-from-zero",
+        "capacity-block-update",
+        (eks_node_group(capacity_type="CAPACITY_BLOCK"),),
+        0,
+    ),
+    Case(
+        "on-demand-held-at-two",
+        "capacity-block-update",
+        (eks_node_group(min_size=2.0),),
         0,
     ),
 ]

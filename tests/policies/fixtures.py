@@ -351,6 +351,20 @@ def cluster_queue(
     )
 
 
+def oke_cluster_autoscaler(cluster_id: str | None = "ocid1.cluster.x") -> Resource:
+    """OKE's Cluster Autoscaler add-on as `OkeClusterAutoscaler` registers it (None: a
+    cluster id not known yet)."""
+    props: dict[str, Any] = {"addonName": "ClusterAutoscaler", "removeAddonResourcesOnDelete": True}
+    if cluster_id is not None:
+        props["clusterId"] = cluster_id
+    return Resource(
+        "oci:ContainerEngine/addon:Addon",
+        "oke-autoscaler-addon",
+        props,
+        parent_type="nodepools:index:OkeClusterAutoscaler",
+    )
+
+
 def well_formed_fleet() -> tuple[Resource, ...]:
     """One of everything, each as the components mean to emit it: violates nothing."""
     return (
@@ -362,6 +376,7 @@ def well_formed_fleet() -> tuple[Resource, ...]:
             taints=[GPU_TAINT, SPOT_TAINT],
         ),
         oke_node_pool(),
+        oke_cluster_autoscaler(),
         rosa_machine_pool(multi_az=True, autoscaling=(3.0, 6.0)),
         karpenter_node_pool(),
         deployment(pool="train"),

@@ -60,6 +60,8 @@ EXPECTED_POLICIES = {
     "rosa-multi-az-replicas": ("mandatory", "resource", set()),
     "kueue-quota-within-capacity": ("mandatory", "stack", set()),
     "recipe-requests-pool-accelerators": ("mandatory", "stack", set()),
+    "oke-pool-autoscaler": ("advisory", "stack", set()),
+    "capacity-block-update": ("advisory", "resource", set()),
     "pool-workloads-unprivileged": (
         "mandatory",
         "resource",

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from nodepools import GpuSpotPool, MachinePool
+from nodepools import GpuSpotPool, MachinePool, OkeClusterAutoscaler
 from nodepools.offline import run
 from nodepools.planning.policy_section import policy_inputs
 from nodepools.policies.runner import run_policies
@@ -26,7 +26,8 @@ def violations(program, config=None) -> Counter:
 def test_well_formed_pools_are_clean():
     def program():
         GpuSpotPool("gpu-eks", {"cluster": EKS, "instance_type": "g5.xlarge"})
-        GpuSpotPool("gpu-oke", {"cluster": OKE, "instance_type": "VM.GPU.A10.1"})
+        oke = GpuSpotPool("gpu-oke", {"cluster": OKE, "instance_type": "VM.GPU.A10.1"})
+        OkeClusterAutoscaler.for_pools("oke-autoscaler", [oke])
         MachinePool("cpu", {"cluster": EKS, "instance_type": "m5.large", "replicas": 2})
         MachinePool(
             "bm",
@@ -40,6 +41,19 @@ def test_well_formed_pools_are_clean():
         )
 
     assert violations(program) == Counter()
+
+
+def test_an_autoscaled_oke_pool_without_its_autoscaler_is_a_finding():
+    """Issue 29 item 13: an autoscaled GpuSpotPool on OKE in a program with no autoscaler plans
+    with a finding naming the fix (a fleet makes the add-on itself)."""
+    capture = run(lambda: GpuSpotPool("gpu-oke", {"cluster": OKE, "instance_type": "VM.GPU.A10.1"}))
+    [finding] = run_policies(policy_inputs(capture))
+    assert (finding.policy_name, finding.enforcement_level.value) == (
+        "oke-pool-autoscaler",
+        "advisory",
+    )
+    assert "'gpu-oke' is autoscaled (0..3)" in finding.message
+    assert "OkeClusterAutoscaler.for_pools" in finding.message
 
 
 @pytest.mark.parametrize("cluster", [EKS, OKE], ids=["eks", "oke"])

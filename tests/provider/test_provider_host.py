@@ -23,8 +23,8 @@ from typing import Any
 import grpc
 import pytest
 from google.protobuf import struct_pb2
-from nodepools.fleet.deploy import SECTIONS
 from nodepools.offline import run
+from nodepools.provider.host import component_kinds
 from pulumi.runtime.proto import provider_pb2, provider_pb2_grpc
 
 from tests.provider.fake_engine import FakeEngine, serve
@@ -114,6 +114,18 @@ SAMPLES: dict[str, dict[str, Any]] = {
             }
         ],
     },
+    "NodeRole": {"name_prefix": "ml-nodes"},
+    "OkeClusterAutoscaler": {
+        "cluster_id": "ocid1.cluster.oc1.phx.aaaa",
+        "pools": [
+            {
+                "name": "gpu",
+                "node_pool_id": "ocid1.nodepool.oc1.phx.aaaa",
+                "min_nodes": 0,
+                "max_nodes": 2,
+            }
+        ],
+    },
     "PoolPlatforms": {
         "pool": {"name": "shared_simulation_training_pool"},
         "common_pod_template": {
@@ -157,7 +169,9 @@ SAMPLES: dict[str, dict[str, Any]] = {
 
 
 def _component_names() -> list[str]:
-    return sorted(name for section in SECTIONS.values() for name in section)
+    """Every component: the fleet's and the standalone ones (`NodeRole`,
+    `OkeClusterAutoscaler`: issue 29 item 13)."""
+    return sorted(component.__name__ for component, _ in component_kinds())
 
 
 def _field_names() -> set[str]:
@@ -177,9 +191,8 @@ def _field_names() -> set[str]:
                 if isinstance(candidate, type) and issubclass(candidate, BaseModel):
                     walk(candidate)
 
-    for section in SECTIONS.values():
-        for kind in section.values():
-            walk(kind.load()[1])
+    for _, args_model in component_kinds():
+        walk(args_model)
     return names
 
 
@@ -328,15 +341,11 @@ def test_construct_registers_what_the_python_api_registers(provider, engine, com
     assert response.urn.endswith(f"nodepools:index:{component}::{name}")
     via_provider = sorted((r.type, r.name) for r in fake.registrations[before:])
 
-    module = SECTIONS[_section_of(component)][component].load()[0]
+    module = {c.__name__: c for c, _ in component_kinds()}[component]
     capture = run(lambda: module(name, SAMPLES[component]))
     via_python = sorted((r.type, r.name) for r in capture.resources)
     assert via_provider == via_python
     assert len(via_provider) > 1  # the component and at least one child
-
-
-def _section_of(component: str) -> str:
-    return next(section for section, kinds in SECTIONS.items() if component in kinds)
 
 
 def test_construct_with_invalid_input_returns_our_error_with_its_path(provider, engine):
@@ -472,3 +481,15 @@ def test_pulumi_package_get_schema_reads_the_plugin(tmp_path):
     assert out.returncode == 0, out.stderr
     names = sorted(json.loads(out.stdout)["resources"])
     assert names == [f"nodepools:index:{name}" for name in _component_names()]
+
+
+def test_the_standalone_components_are_in_the_schema_and_the_reference(schema):
+    """Issue 29 item 13: `NodeRole` and `OkeClusterAutoscaler` are components a program
+    builds beside the fleet's sections; other languages and the reference name them too."""
+    reference = (Path(__file__).resolve().parents[2] / "docs" / "reference.md").read_text()
+    for name in ("NodeRole", "OkeClusterAutoscaler"):
+        assert f"nodepools:index:{name}" in schema["resources"]
+        assert f"## {name}\n" in reference
+    autoscaler = schema["resources"]["nodepools:index:OkeClusterAutoscaler"]
+    assert {"clusterId", "pools", "addon"} <= set(autoscaler["inputProperties"])
+    assert {"nodes", "addonId"} <= set(autoscaler["properties"])

@@ -1,9 +1,9 @@
-"""EKS managed node groups (pulumi_aws), with cluster-autoscaler scale-from-zero tags."""
+"""EKS managed node groups (pulumi_aws), with cluster-autoscaler scale-from-zero tags (which
+`nodepools.specs.pools.eks_tags` derives and counts)."""
 
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 from collections.abc import Sequence
 
@@ -19,9 +19,13 @@ from nodepools.backends.eks.launch_template import (
 )
 from nodepools.backends.eks.network import pool_subnet_ids, pool_tags
 from nodepools.backends.eks.scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
-from nodepools.specs.catalog.accelerators import AMD_GPU, NVIDIA_GPU
 from nodepools.specs.catalog.eks_ami import default_ami_type
-from nodepools.specs.core.labels import LABEL_VALUE_MAX
+from nodepools.specs.pools.capacity_reservation import capacity_block_update_note
+from nodepools.specs.pools.eks_tags import (
+    CA_TEMPLATE,
+    autoscaler_node_template_tags,
+    node_labels,
+)
 from nodepools.specs.pools.node_role import NodeRoleArgs
 from nodepools.specs.pools.resolve import ResolvedPool
 
@@ -30,7 +34,6 @@ EKS_EFFECTS = {
     "PreferNoSchedule": "PREFER_NO_SCHEDULE",
     "NoExecute": "NO_EXECUTE",
 }
-CA_TEMPLATE = "k8s.io/cluster-autoscaler/node-template"
 
 # EKS caps a node group name at 63 characters; a name prefix gets a 26-character unique
 # suffix from the provider (terraform-plugin-sdk `id.UniqueIDSuffixLength`).
@@ -53,57 +56,6 @@ def ami_type_for(pool: ResolvedPool) -> str | None:
         return pool.cluster.ami_type
     resource = pool.accelerator.resource if pool.accelerator is not None else None
     return default_ami_type(pool.instance_type, resource)
-
-
-# The cluster autoscaler's AWS provider knows a GPU node by this label (its `GPULabel`):
-# with it, a node whose device plugin has not yet advertised its GPUs counts as a GPU node
-# still starting, rather than one without GPUs, and the autoscaler does not scale up again
-# for the same pending pods. The value names the GPU.
-GPU_NODE_LABEL = "k8s.amazonaws.com/accelerator"
-
-
-# A run of what a label value can't hold (with any `-` around it): one `-` stands for it.
-_NOT_IN_LABEL_VALUE = re.compile(r"[^a-z0-9._]+")
-
-
-def gpu_label_value(vendor: str, model: str) -> str:
-    """`<vendor>-<model>` lowercase (`nvidia-a10g`), always a valid label value: `model` is
-    free text (`RTX PRO 6000 Blackwell`), so each run of characters a label value can't
-    hold becomes one `-` (`nvidia-rtx-pro-6000-blackwell`), and the value is cut to 63
-    characters and ends trimmed to alphanumerics. EKS refuses the node group (and a custom
-    AMI's kubelet its `--node-labels`) for any other value."""
-    text = f"{vendor}-{model}".lower() if model else vendor
-    value = _NOT_IN_LABEL_VALUE.sub("-", text)[:LABEL_VALUE_MAX]
-    return value.strip("-_.")
-
-
-def node_labels(pool: ResolvedPool) -> dict[str, str]:
-    """The node group's labels: the pool's, plus the autoscaler's GPU label on GPU pools."""
-    accelerator = pool.accelerator
-    if accelerator is None or accelerator.resource not in (NVIDIA_GPU, AMD_GPU):
-        return dict(pool.labels)
-    vendor = "amd" if accelerator.resource == AMD_GPU else "nvidia"
-    return {**pool.labels, GPU_NODE_LABEL: gpu_label_value(vendor, accelerator.model)}
-
-
-def autoscaler_node_template_tags(pool: ResolvedPool) -> dict[str, str]:
-    """Tags that let cluster-autoscaler scale the group from zero.
-
-    With no node to look at, the autoscaler builds a template node from these tags on the
-    Auto Scaling group; EKS does not copy node-group labels and taints there itself.
-    """
-    tags = {f"{CA_TEMPLATE}/label/{key}": value for key, value in node_labels(pool).items()}
-    for taint in pool.taints:
-        tags[f"{CA_TEMPLATE}/taint/{taint.key}"] = f"{taint.value or ''}:{taint.effect}"
-    # What a node advertises once its device software runs (MIG slices, time-sliced GPUs):
-    # a pending pod asking for it scales the group from zero only if the template has it.
-    accelerator = pool.node_accelerator
-    if accelerator is not None:
-        tags[f"{CA_TEMPLATE}/resources/{accelerator.resource}"] = str(accelerator.count)
-    # Pods asking for EFA interfaces scale a group from zero only if its template has them.
-    for resource, count in pool.extra_limits.items():
-        tags[f"{CA_TEMPLATE}/resources/{resource}"] = str(count)
-    return dict(sorted(tags.items()))
 
 
 def capacity_type(pool: ResolvedPool) -> str:
@@ -176,6 +128,8 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         else DesiredSize(pool.min_nodes, follow_autoscaler=False)
     )
     ami_type = ami_type_for(pool)
+    if note := capacity_block_update_note(pool.capacity_reservation, pool.min_nodes):
+        pulumi.log.warn(note, resource=parent)
     # With a launch template the volume for images (the root volume; Bottlerocket's data
     # volume) is its block device mapping: EKS refuses `disk_size` beside a launch template.
     template = (

@@ -8,8 +8,17 @@ import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from nodepools.json_values import is_list
+from nodepools.specs.clusters.identifiers import (
+    check_compartment_id,
+    check_image_id,
+    check_oci_subnet_id,
+    check_oke_cluster_id,
+    check_subnet_id,
+    eks_cluster_name_problem,
+    written_by_user,
+)
 from nodepools.specs.clusters.rosa import RosaCluster
-from nodepools.specs.core.aws_tags import AwsTags
+from nodepools.specs.core.aws_tags import MAX_TAGS, AwsTags
 from nodepools.specs.core.base import (
     PathError,
     SpecModel,
@@ -17,7 +26,8 @@ from nodepools.specs.core.base import (
     register_union_tags,
     wired,
 )
-from pydantic import Field, field_validator, model_validator
+from nodepools.specs.core.labels import POOL_LABEL
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 _EKS_AMI_TYPES = (
     "AL2023_x86_64_STANDARD",
@@ -47,7 +57,8 @@ class EksCluster(SpecModel):
 
     kind: Literal["eks"] = Field(description="Discriminator: `eks`.")
     cluster_name: Annotated[Any, wired(str)] = Field(
-        description="EKS cluster name (or an Output). Required."
+        description="EKS cluster name (or an Output): 1 to 100 letters, digits, `-` and `_`, "
+        "starting with a letter or digit. Required."
     )
     node_role_arn: Annotated[Any, wired(str | None)] = Field(
         default=None,
@@ -56,7 +67,7 @@ class EksCluster(SpecModel):
         "worker, CNI, ECR read-only and SSM core managed policies).",
     )
     subnet_ids: Annotated[Any, wired(list[Annotated[Any, wired(str)]])] = Field(
-        description="Subnets the nodes are launched in (or an Output). Required."
+        description="Subnets the nodes are launched in (`subnet-...` ids, or an Output). Required."
     )
     ami_type: EksAmiType | None = Field(
         default=None,
@@ -89,8 +100,35 @@ class EksCluster(SpecModel):
     tags: AwsTags = Field(
         default_factory=dict,
         description="AWS tags on every node group, checked by AWS's tag rules (keys 1-128, "
-        "values up to 256 letters, digits, spaces and `_.:/=+-@`; no `aws:` keys); default {}.",
+        "values up to 256 letters, digits, spaces and `_.:/=+-@`; no `aws:` keys); at most "
+        f"{MAX_TAGS - 1}, as each pool adds `{POOL_LABEL}`; default {{}}.",
     )
+
+    @field_validator("cluster_name")
+    @classmethod
+    def _cluster_name(cls, value: Any, info: ValidationInfo) -> Any:
+        if written_by_user(info) and (problem := eks_cluster_name_problem(value)):
+            raise ValueError(problem)
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _room_for_the_pool_tag(cls, tags: dict[str, str]) -> dict[str, str]:
+        # Every resource a pool makes (node group, launch template, security and placement
+        # groups) carries these and the pool's own tag; AWS allows 50 per resource.
+        if POOL_LABEL in tags:
+            raise PathError(
+                f'["{POOL_LABEL}"]',
+                f"{tags[POOL_LABEL]!r}: every pool sets its own `{POOL_LABEL}` tag to its name; "
+                "remove it",
+            )
+        if len(tags) > MAX_TAGS - 1:
+            raise ValueError(
+                f"{len(tags)} tags, and each pool adds `{POOL_LABEL}` to them on its node group, "
+                f"launch template and groups, where AWS allows {MAX_TAGS}: give at most "
+                f"{MAX_TAGS - 1}"
+            )
+        return tags
 
     @field_validator("node_role_arn")
     @classmethod
@@ -134,9 +172,15 @@ class EksCluster(SpecModel):
 
     @field_validator("subnet_ids")
     @classmethod
-    def _some_subnets(cls, value: Any) -> Any:
+    def _some_subnets(cls, value: Any, info: ValidationInfo) -> Any:
         if is_list(value) and not value:
             raise ValueError("needs at least one subnet id (got [])")
+        if is_list(value):
+            for index, subnet in enumerate(value):
+                try:
+                    check_subnet_id(subnet, info)
+                except ValueError as exc:
+                    raise PathError(f"[{index}]", str(exc)) from None
         return value
 
 
@@ -147,6 +191,8 @@ class OkePlacement(SpecModel):
     subnet_id: Annotated[Any, wired(str)] = Field(
         description="Worker subnet OCID (or an Output). Required."
     )
+
+    _subnet_ocid = field_validator("subnet_id")(check_oci_subnet_id)
 
 
 class OkeAutoscalerAddon(SpecModel):
@@ -209,6 +255,10 @@ class OkeCluster(SpecModel):
         "autoscaled OKE pool never scales); required on a `basic` cluster with autoscaled "
         "pools, which can't install add-ons.",
     )
+
+    _cluster_ocid = field_validator("cluster_id")(check_oke_cluster_id)
+    _compartment_ocid = field_validator("compartment_id")(check_compartment_id)
+    _image_ocid = field_validator("image_id")(check_image_id)
 
     @model_validator(mode="after")
     def _workload_identity_is_enhanced(self) -> OkeCluster:

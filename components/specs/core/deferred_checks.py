@@ -28,6 +28,11 @@ from pydantic import BaseModel, ValidationError
 
 M = TypeVar("M", bound=BaseModel)
 
+# The validation context of a resolved Output's check: validators of what a user writes (an
+# identifier's documented format) skip values a provider, or a user's mocks, resolved.
+RESOLVED_OUTPUT = "resolved_output"
+RESOLVED_CONTEXT: dict[str, bool] = {RESOLVED_OUTPUT: True}
+
 
 def check_when_resolved(model: M, subject: str, prefix: str = "") -> M:
     """`model` with every Output in its wired fields checked when it resolves."""
@@ -140,7 +145,7 @@ def _check(
     data = {field: getattr(model, field) for field in type(model).model_fields}
     data[name] = field_value
     try:
-        type(model).model_validate(data)
+        type(model).model_validate(data, context=RESOLVED_CONTEXT)
     except ValidationError as exc:
         issues = issues_from_validation_error(exc, prefix, data)
         mine = format_path([name], prefix)

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
+from nodepools.json_values import is_list
 from nodepools.specs.catalog.accelerators import Accelerator
-from nodepools.specs.core.base import Issue, NestedIssues, SpecModel, wired
+from nodepools.specs.clusters.identifiers import check_oke_cluster_id
+from nodepools.specs.core.base import Issue, NestedIssues, PathError, SpecModel, wired
+from nodepools.specs.core.kube import DnsLabel
 from nodepools.specs.core.labels import POOL_LABEL, Labels
 from nodepools.specs.core.taints import Taint
+from nodepools.specs.devices.chart_version import ChartVersion
+from nodepools.specs.devices.served_pools import served_pool
 from nodepools.specs.pools.names import PoolName
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 # Charts, pinned. Versions read from the charts' own Chart.yaml (see scripts/chart_values_keys.py).
 GPU_OPERATOR_CHART = ("https://helm.ngc.nvidia.com/nvidia", "gpu-operator", "v26.7.0")
@@ -166,7 +171,7 @@ class Nvidia(SpecModel):
         "chart); default None: `operator`, and on `platform: oke` with `oke_addons` OKE's "
         "NvidiaGpuPlugin add-on (a chart mode there needs `oke_addons: false`).",
     )
-    version: str | None = Field(
+    version: ChartVersion = Field(
         default=None,
         description="Chart version; default the pinned one (gpu-operator v26.7.0, "
         "nvidia-device-plugin 0.20.0). On OKE with `oke_addons`: the NvidiaGpuPlugin add-on's "
@@ -192,7 +197,7 @@ class Nvidia(SpecModel):
 class Amd(SpecModel):
     """AMD GPU device plugin (ROCm `amd-gpu` chart; on OKE OKE's AmdGpuPlugin add-on)."""
 
-    version: str | None = Field(
+    version: ChartVersion = Field(
         default=None,
         description="Chart version; default 0.21.0. On OKE with `oke_addons`: the AmdGpuPlugin "
         "add-on's version (default None: the one OKE installs; Oracle recommends choosing one).",
@@ -202,7 +207,7 @@ class Amd(SpecModel):
 class Neuron(SpecModel):
     """AWS Neuron device plugin (the Neuron Helm chart)."""
 
-    version: str | None = Field(default=None, description="Chart version; default 1.0.0.")
+    version: ChartVersion = Field(default=None, description="Chart version; default 1.0.0.")
     scheduler: bool = Field(default=False, description="Neuron scheduler extension; default false.")
 
 
@@ -216,10 +221,10 @@ class Efa(SpecModel):
         "served pool must have `efa`) or false (never: EFA pods then need a plugin installed "
         "elsewhere); default `auto`.",
     )
-    version: str | None = Field(default=None, description="Chart version; default v0.5.30.")
-    namespace: str | None = Field(
+    version: ChartVersion = Field(default=None, description="Chart version; default v0.5.30.")
+    namespace: DnsLabel | None = Field(
         default=None,
-        description="Namespace of its release; default the stack's `namespace`, else "
+        description="Namespace of its release (a DNS label); default the stack's `namespace`, else "
         "`kube-system`.",
     )
 
@@ -234,7 +239,10 @@ class AcceleratorStackArgs(SpecModel):
         "the plan's Device software section says."
     )
     pools: list[ServedPool] = Field(
-        min_length=1, description="The pools served; names unique. Required."
+        min_length=1,
+        description="The pools served: pool components (MachinePool, GpuSpotPool, "
+        "SharedNodePool, KarpenterNodePool) or `ServedPool` mappings "
+        "(`AcceleratorStack.served(pools)` gives them); names unique. Required.",
     )
     nvidia: Nvidia | None = Field(
         default=None,
@@ -251,9 +259,9 @@ class AcceleratorStackArgs(SpecModel):
         description="The EFA device plugin; default `{enabled: auto}`: installed on `eks` "
         "when a served pool has `efa`, on those pools' nodes only.",
     )
-    namespace: str | None = Field(
+    namespace: DnsLabel | None = Field(
         default=None,
-        description="Namespace of every release; default per vendor (`gpu-operator`, "
+        description="Namespace of every release (a DNS label); default per vendor (`gpu-operator`, "
         "`nvidia-device-plugin`, `amd-gpu`, `kube-system` for Neuron and EFA).",
     )
     create_namespace: bool = Field(
@@ -271,6 +279,7 @@ class AcceleratorStackArgs(SpecModel):
         "Required with `platform: oke` and `oke_addons` when an NVIDIA or AMD pool is served "
         "(a fleet takes it from the pools' cluster).",
     )
+    _cluster_ocid = field_validator("oke_cluster_id")(check_oke_cluster_id)
     oke_cluster_type: Literal["enhanced", "basic"] = Field(
         default="enhanced",
         description="The OKE cluster's type (an `OkeCluster`'s `cluster_type`); default "
@@ -296,6 +305,28 @@ class AcceleratorStackArgs(SpecModel):
         if self.uses_oke_addons:
             return "oke-addon"
         return nv.mode or "operator"
+
+    @field_validator("pools", mode="before")
+    @classmethod
+    def _pool_components(cls, pools: Any) -> Any:
+        """Pool components as users pass them, as what `AcceleratorStack.served` makes."""
+        if not is_list(pools):
+            return pools
+        entries: list[Any] = []
+        for index, pool in enumerate(pools):
+            resolved = getattr(pool, "resolved", None)
+            if resolved is not None and hasattr(resolved, "pool_name"):
+                entries.append(served_pool(resolved))
+            elif isinstance(pool, dict | ServedPool):
+                entries.append(pool)
+            else:
+                raise PathError(
+                    f"[{index}]",
+                    f"{pool!r} is neither a pool component (MachinePool, GpuSpotPool, "
+                    "SharedNodePool, KarpenterNodePool) nor a mapping of `ServedPool` fields "
+                    "(`AcceleratorStack.served([pool, ...])` gives them)",
+                )
+        return entries
 
     @model_validator(mode="after")
     def _consistent(self) -> AcceleratorStackArgs:

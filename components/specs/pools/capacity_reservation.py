@@ -146,6 +146,21 @@ def _ec2_issues(reservation: CapacityReservation, fields: Mapping[str, Any]) -> 
                     "a resource group of reservations (`resource_group_arn`)",
                 )
             )
+        # A reservation holds capacity in one Availability Zone: a launch it targets in
+        # another zone fails. A resource group may hold reservations in several zones (EC2
+        # launches into one of the instance's zone), so it may span the cluster's subnets.
+        if ids is not None and (
+            problem := cluster_subnets_problem(
+                fields.get("cluster"), fields.get("network"), f"capacity reservation {ids[0]!r}"
+            )
+        ):
+            issues.append(
+                Issue(
+                    "capacity_reservation.ids",
+                    problem + " (a reservation serves one zone; a resource group of "
+                    "reservations, `resource_group_arn`, may span zones)",
+                )
+            )
         return issues
     return issues + _capacity_block_issues(reservation, fields)
 
@@ -172,17 +187,6 @@ def _capacity_block_issues(
                 "names none); give `instance_type`",
             )
         )
-    minimum, where = _fewest_nodes(fields)
-    if minimum:
-        issues.append(
-            Issue(
-                "capacity_reservation",
-                f"{where} {minimum!r} can't be used with a Capacity Block: its instances exist "
-                "only inside the block's window (EC2 terminates them 30 minutes before it "
-                "ends) and EKS updates such a node group only at desired size 0; use "
-                "`autoscaling` with `min_replicas: 0` and scale up while the block is active",
-            )
-        )
     if problem := cluster_subnets_problem(
         fields.get("cluster"), fields.get("network"), "a Capacity Block"
     ):
@@ -190,12 +194,25 @@ def _capacity_block_issues(
     return issues
 
 
-def _fewest_nodes(fields: Mapping[str, Any]) -> tuple[int, str]:
-    """The fewest nodes the pool asks for, and the arg that says so."""
-    size = fields.get("size")
-    if size is not None:  # a SharedNodePool: fixed at `size` nodes
-        return size, "`size`"
-    replicas = fields.get("replicas")
-    if replicas is not None:
-        return replicas, "`replicas`"
-    return getattr(fields.get("autoscaling"), "min_replicas", 0), "`autoscaling.min_replicas`"
+def capacity_block_update_note(
+    reservation: CapacityReservation | None, min_nodes: int
+) -> str | None:
+    """What updating a Capacity Block node group that keeps nodes (`min_nodes` above 0)
+    needs, or None (see `capacity_block_update_text`)."""
+    if reservation is None or reservation.type != "capacity_block" or min_nodes <= 0:
+        return None
+    return capacity_block_update_text(min_nodes)
+
+
+def capacity_block_update_text(min_nodes: int) -> str:
+    """EKS updates a Capacity Block node group's version (Kubernetes version, AMI release,
+    launch template) only at desired size 0 (EKS user guide, "Create a managed node group
+    with Capacity Blocks for ML"); AWS's EKS Blueprints ML capacity-block pattern holds a
+    block at a fixed size (min = max = desired 2) the rest of the time."""
+    return (
+        f"Capacity Block node group of at least {min_nodes} node(s): EKS updates its version "
+        "(Kubernetes version, AMI release, launch template) only at desired size 0, so before "
+        "such an update set the pool's size to 0 (`autoscaling: {min_replicas: 0, ...}` or "
+        "`replicas: 0`), `up`, change the version, `up`, then restore the size; the block's "
+        "instances also end 30 minutes before the block does"
+    )

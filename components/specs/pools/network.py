@@ -13,8 +13,13 @@ from typing import Annotated, Any
 
 from nodepools.json_values import is_list
 from nodepools.specs.catalog.instance_types import instance_type
-from nodepools.specs.core.base import Issue, SpecModel, is_output, wired
-from pydantic import Field
+from nodepools.specs.clusters.identifiers import (
+    check_security_group_id,
+    check_subnet_id,
+    check_vpc_id,
+)
+from nodepools.specs.core.base import Issue, PathError, SpecModel, is_output, wired
+from pydantic import Field, ValidationInfo, field_validator
 
 # The Kubernetes extended resource the EFA device plugin advertises per node.
 EFA_RESOURCE = "vpc.amazonaws.com/efa"
@@ -60,6 +65,19 @@ class PoolNetwork(SpecModel):
         "list the cluster security group (`vpc_config.cluster_security_group_id`); required "
         "(at least one) with `efa`, not used otherwise. Default [].",
     )
+
+    _subnet_id = field_validator("subnet_id")(check_subnet_id)
+    _vpc_id = field_validator("vpc_id")(check_vpc_id)
+
+    @field_validator("security_group_ids")
+    @classmethod
+    def _group_ids(cls, groups: Any, info: ValidationInfo) -> Any:
+        for index, group in enumerate(groups if is_list(groups) else []):
+            try:
+                check_security_group_id(group, info)
+            except ValueError as exc:
+                raise PathError(f"[{index}]", str(exc)) from None
+        return groups
 
 
 def efa_interfaces(name: str) -> int | None:

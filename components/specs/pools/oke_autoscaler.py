@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from nodepools.specs.clusters.identifiers import check_node_pool_id, check_oke_cluster_id
 from nodepools.specs.clusters.targets import OkeAutoscalerAddon
 from nodepools.specs.core.base import PathError, SpecModel, wired
 from nodepools.specs.core.scaling import bounds_problem
@@ -19,6 +20,7 @@ class AutoscaledOkePool(SpecModel):
         description="The node pool's OCID, usually the pool component's `pool_id`. Required."
     )
     min_nodes: int = Field(ge=0, description="Fewest nodes. Required.")
+    _node_pool_ocid = field_validator("node_pool_id")(check_node_pool_id)
     max_nodes: int = Field(ge=1, description="Most nodes; at least `min_nodes`. Required.")
 
     @model_validator(mode="after")
@@ -34,6 +36,7 @@ class OkeClusterAutoscalerArgs(SpecModel):
     cluster_id: Annotated[Any, wired(str)] = Field(
         description="Cluster OCID (or an Output). Required."
     )
+    _cluster_ocid = field_validator("cluster_id")(check_oke_cluster_id)
     addon: OkeAutoscalerAddon = Field(
         default_factory=OkeAutoscalerAddon,
         description="Authentication and replicas; default `{auth_type: instance}`.",

@@ -186,8 +186,8 @@ CapacityReservationSetting = Annotated[
         default=None,
         description="Reserved capacity to launch into: an EC2 Capacity Block or On-Demand "
         "Capacity Reservation (EKS: the launch template's reservation target; a Capacity "
-        "Block also sets the node group's capacity type `CAPACITY_BLOCK` and can't hold a "
-        "fixed-size SharedNodePool), or OCI capacity reservations (OKE: per placement); "
+        "Block also sets the node group's capacity type `CAPACITY_BLOCK`; a reservation by id "
+        "needs one subnet, as it serves one zone), or OCI capacity reservations (OKE: per placement); "
         "ROSA: refused. Not with `spot`. Default None.",
     ),
 ]
