@@ -282,3 +282,43 @@ def test_pool_resources_and_tolerations_follow_osmos_models():
 def test_a_role_must_give_one_form():
     with pytest.raises(ValidationError, match="exactly one of `actions` and `policies`"):
         OsmoRole.model_validate({"name": "osmo-x", "description": "d"})
+
+
+def _extractor() -> Any:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "extract_osmo_facts.py"
+    spec = importlib.util.spec_from_file_location("extract_osmo_facts", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_rules_are_derived_from_the_facts_they_sit_in():
+    """`rules` is what the extractor derives from the models, enums and patterns beside it:
+    regenerated together, never edited by hand."""
+    facts = osmo_facts()
+    assert _extractor()._rules(facts) == facts["rules"]
+    required = {(r["model"], r["field"]) for r in facts["rules"] if r["rule"] == "required"}
+    assert ("Role", "policies") in required and ("RolePolicy", "actions") in required
+
+
+def test_the_extractor_reads_how_the_cli_writes_a_pool_role():
+    source = """
+def create_role(role_type, role_name, field_name=None):
+    if role_type == SetRoleType.POOL:
+        if not role_name.startswith('osmo-'):
+            raise Error('x')
+        pool_name = role_name[len('osmo-'):]
+        return role.Role(name=role_name, description='d', policies=[
+            role.RolePolicy(actions=['workflow:*'], resources=[f'pool/{pool_name}*'])])
+    elif role_type == SetRoleType.BACKEND:
+        return role.Role(name=role_name, description='d', policies=[
+            role.RolePolicy(actions=['pool:List'], resources=[f'backend/{field_name}'])])
+"""
+    assert _extractor()._pool_role(source) == {
+        "name_prefix": "osmo-",
+        "policies": [{"actions": ["workflow:*"], "resources": ["pool/{pool_name}*"]}],
+    }
