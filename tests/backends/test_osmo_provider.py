@@ -275,3 +275,22 @@ def test_the_fake_refuses_a_role_osmo_refuses(fake):
                 client.put_config("ROLE", "osmo-shared", {**SENT_ROLE, "policies": [policy]})
         client.put_config("ROLE", "osmo-shared", SENT_ROLE)
     assert fake.configs["role"] == {"osmo-shared": SENT_ROLE}
+
+
+def test_check_refuses_a_document_osmo_would_refuse(provider):
+    """The provider checks each document against the facts' rules before any request: a
+    legacy-only role (what older plans sent) or a pool with a non-integer GPU guarantee."""
+    from tests.governance.osmo_seed import ROLE_FILE
+
+    base = {"url": "https://osmo.example.com", "token": TOKEN}
+    role = provider.check(
+        {}, {**base, "config_type": "ROLE", "config_name": "osmo-shared", "document": ROLE_FILE}
+    )
+    assert [f.property for f in role.failures] == ["document.policies"]
+    pool = {**POOL_FILE, "resources": {"gpu": {"guarantee": 4.0, "maximum": "8"}}}
+    result = provider.check(
+        {}, {**base, "config_type": "POOL", "config_name": POOL_FILE["name"], "document": pool}
+    )
+    assert [f.property for f in result.failures] == ["document.resources.gpu.maximum"]
+    ok = {**base, "config_type": "ROLE", "config_name": "osmo-shared", "document": SENT_ROLE}
+    assert provider.check({}, ok).failures == []
