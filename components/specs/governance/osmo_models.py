@@ -1,10 +1,11 @@
 """NVIDIA OSMO's own config documents, as `osmo config update` takes them.
 
-The models follow OSMO's (`PoolEditable`, `PlatformEditable`, `ResourceAssertion`, `Role`
-in OSMO's sources; roles are in `osmo_roles`); the facts they rest on (field names and defaults, built-in pod
-templates and resource validations, the name pattern, the operators, how the CLI sends each
-config) are read from `data/osmo_config.json`, which `scripts/extract_osmo_facts.py`
-regenerates from an OSMO checkout. A test keeps the models and the facts in step.
+The models follow OSMO's (`PoolEditable`, `PlatformEditable`, `PoolResources`,
+`TopologyKey`, `ResourceAssertion` in OSMO's sources; roles are in `osmo_roles`, the
+checks of what is sent in `osmo_checks`); the facts they rest on (field names and defaults,
+rules, built-in pod templates and resource validations, the name pattern, how the CLI sends
+each config) are read from `data/osmo_config.json`, which `scripts/extract_osmo_facts.py`
+regenerates from an OSMO checkout. Tests keep the models and the facts in step.
 
 Unlike OSMO, which ignores unknown keys of a pool or platform, unknown keys are errors
 here: a misspelt `overide_pod_template` would otherwise vanish silently.
