@@ -24,7 +24,13 @@ directory:
 
 The legacy role action form the OSMO pool documentation shows (``actions: [{base, path,
 method}]``) is read from ``role.py`` at ``--legacy-role-rev`` (a git revision of the same
-checkout) when the checkout is a git directory.
+checkout): its patterns and accepted methods. How ``osmo config set ROLE <osmo-pool> pool``
+writes a pool role is read from ``create_role`` in ``src/cli/config.py`` at both revisions
+(legacy actions then, semantic policies now): that pair is how a legacy pool role is
+translated.
+
+``rules`` lists every check OSMO's models apply to the documents nodepools sends, derived
+from the above: required fields, enum fields (with their values) and string patterns.
 
 Usage (from the repository root)::
 
@@ -60,6 +66,9 @@ MODELS = {
         "PlatformEditable",
         "ResourceAssertion",
         "Toleration",
+        "TopologyKey",
+        "PoolResources",
+        "PoolResourceCountable",
     ),
     ROLE: ("Role", "RolePolicy"),
 }
@@ -234,6 +243,123 @@ def _legacy_action(text: str) -> dict[str, str]:
     }
 
 
+def _legacy_methods(text: str) -> list[str]:
+    """The methods the legacy ``RolePolicy`` accepted (``valid_methods``)."""
+    for node in ast.walk(_parse(text)):
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "valid_methods" for t in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    raise KeyError("valid_methods")
+
+
+def _pool_role(text: str) -> dict[str, Any]:
+    """What ``create_role(SetRoleType.POOL, "osmo-<pool>")`` writes: the role name prefix and
+    its policies, ``{pool_name}`` left as a placeholder."""
+    tree = _parse(text)
+    create = next(
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name == "create_role"
+    )
+    branch = next(
+        node
+        for node in ast.walk(create)
+        if isinstance(node, ast.If) and "SetRoleType.POOL" in ast.unparse(node.test)
+    )
+    body = ast.Module(body=branch.body, type_ignores=[])
+    prefix = next(
+        ast.literal_eval(node.args[0])
+        for node in ast.walk(body)
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("startswith")
+    )
+
+    def text_of(value: ast.expr) -> str:
+        if isinstance(value, ast.JoinedStr):
+            return "".join(
+                part.value
+                if isinstance(part, ast.Constant)
+                else "{" + ast.unparse(part.value) + "}"  # type: ignore[attr-defined]
+                for part in value.values
+            )
+        return ast.literal_eval(value)
+
+    policies = []
+    for node in ast.walk(body):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("RolePolicy"):
+            policy: dict[str, Any] = {}
+            for keyword in node.keywords:
+                assert isinstance(keyword.value, ast.List)
+                policy[str(keyword.arg)] = [text_of(e) for e in keyword.value.elts]
+            policies.append(policy)
+    return {"name_prefix": prefix, "policies": policies}
+
+
+def _builtin_role(tree: ast.Module, name: str) -> dict[str, Any]:
+    """The policies of one of OSMO's built-in roles (``osmo-default``: what every user has)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if (
+                    isinstance(key, ast.Constant)
+                    and key.value == name
+                    and isinstance(value, ast.Call)
+                ):
+                    policies = next(k.value for k in value.keywords if k.arg == "policies")
+                    assert isinstance(policies, ast.List)
+                    return {
+                        "name": name,
+                        "policies": [
+                            {str(k.arg): ast.literal_eval(k.value) for k in policy.keywords}  # type: ignore[attr-defined]
+                            for policy in policies.elts
+                        ],
+                    }
+    raise KeyError(name)
+
+
+def _rules(facts: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every check OSMO's models apply to a document we send, one per (model, field)."""
+    enums = facts["enums"]
+    rules: list[dict[str, Any]] = []
+    for model, spec in sorted(facts["models"].items()):
+        for field, info in sorted(spec["fields"].items()):
+            if info.get("required"):
+                rules.append({"model": model, "field": field, "rule": "required"})
+            kind = info["type"].split(" |")[0].rsplit(".", 1)[-1]
+            if kind in enums:
+                rules.append(
+                    {"model": model, "field": field, "rule": "enum", "values": enums[kind]}
+                )
+    patterns = [
+        ("RolePolicy", "actions[]", facts["semantic_action_pattern"]),
+        *(
+            ("RoleAction", key, f"^{value}$")
+            for key, value in sorted(facts.get("legacy_role_action", {}).items())
+            if key != "revision"
+        ),
+        # config_service's `_check_config_name` on each name a PUT carries
+        ("PoolBase", "name", facts["config_name_regex"]),
+        ("PoolEditable", "platforms{}", facts["config_name_regex"]),
+        ("PodTemplate", "name", facts["config_name_regex"]),
+        ("ResourceValidation", "name", facts["config_name_regex"]),
+    ]
+    rules += [
+        {"model": model, "field": field, "rule": "pattern", "pattern": pattern}
+        for model, field, pattern in patterns
+    ]
+    if "legacy_role_methods" in facts:
+        rules.append(
+            {
+                "model": "RoleAction",
+                "field": "method",
+                "rule": "enum",
+                "values": facts["legacy_role_methods"],
+                "case_insensitive": True,
+            }
+        )
+    return rules
+
+
 def extract(source: Source, legacy_rev: str | None) -> dict[str, Any]:
     trees = {
         path: _parse(source.read(path))
@@ -271,6 +397,15 @@ def extract(source: Source, legacy_rev: str | None) -> dict[str, Any]:
         },
         "models": models,
         "resource_operators": _enum_values(postgres["OperatorType"]),
+        "enums": {
+            "OperatorType": _enum_values(postgres["OperatorType"]),
+            "PoolStatus": _enum_values(postgres["PoolStatus"]),
+            "DownloadType": _enum_values(postgres["DownloadType"]),
+            "SyncMode": _enum_values(role["SyncMode"]),
+            "PolicyEffect": _enum_values(role["PolicyEffect"]),
+        },
+        "cli_pool_role": _pool_role(source.read(CLI)),
+        "default_role": _builtin_role(trees[POSTGRES], "osmo-default"),
         "role_sync_modes": _enum_values(role["SyncMode"]),
         "role_policy_effects": _enum_values(role["PolicyEffect"]),
         "semantic_action_pattern": ast.literal_eval(role_values["SEMANTIC_ACTION_PATTERN"].args[0]),  # type: ignore[attr-defined]
@@ -288,11 +423,15 @@ def extract(source: Source, legacy_rev: str | None) -> dict[str, Any]:
             "token_exchange_body_key": "token",
         },
     }
-    if legacy_rev and source.git is not None:
+    if legacy_rev:
+        legacy_role = source.read(ROLE, legacy_rev)
         facts["legacy_role_action"] = {
             "revision": source.commit(legacy_rev),
-            **_legacy_action(source.read(ROLE, legacy_rev)),
+            **_legacy_action(legacy_role),
         }
+        facts["legacy_role_methods"] = _legacy_methods(legacy_role)
+        facts["legacy_cli_pool_role"] = _pool_role(source.read(CLI, legacy_rev))
+    facts["rules"] = _rules(facts)
     return facts
 
 

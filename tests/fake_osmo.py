@@ -7,8 +7,8 @@ postgres.py`, `src/lib/utils/role.py`): config names match `CONFIG_NAME_REGEX`; 
 needs `backend`, its pod templates and resource validations must exist when it is written
 (built-ins installed at start, as the service does); resource assertions have exactly
 `operator` (GT, GE, LT, LE, EQ), `left_operand`, `right_operand`, `assert_message`
-(strings); a role has `name`, `description` and `policies` (or, the form OSMO's pool
-documentation shows, `actions` of `{base: http, path, method}`). Errors are OSMO-shaped:
+(strings); a role has `name`, `description` and `policies` of semantic actions (a role with only the
+legacy `actions` of OSMO's pool documentation is refused, as OSMO's `Role` refuses it). Errors are OSMO-shaped:
 `{"message", "error_code"}` with 400, FastAPI's `{"detail"}` with 422.
 
 Faults are `tests.fake_ocm.Fault`s (throttling, 5xx, a dropped connection), scripted per
@@ -36,6 +36,8 @@ CONFIG_PATH = re.compile(
 NAME = re.compile(r"^[a-zA-Z]([a-zA-Z0-9_.-]*[a-zA-Z0-9])?$")
 OPERATORS = {"GT", "GE", "LT", "LE", "EQ"}
 SEMANTIC_ACTION = re.compile(r"^(\*|[a-z]+):(\*|[A-Z][a-zA-Z]*)$")
+SYNC_MODES = {"force", "import", "ignore"}
+EFFECTS = {"Allow", "Deny"}
 BUILTIN_TEMPLATES = {
     "default_ctrl": {"spec": {"containers": [{"name": "osmo-ctrl"}]}},
     "default_user": {"spec": {"containers": [{"name": "{{USER_CONTAINER_NAME}}"}]}},
@@ -263,21 +265,28 @@ def _rules(rules: Any) -> None:
 
 
 def _role(role: dict[str, Any]) -> None:
+    # OSMO's `Role` (src/lib/utils/role.py): `policies` is required, unknown keys (a legacy
+    # `actions`) are ignored, so a legacy-only role is refused for lacking `policies`.
     for key in ("name", "description"):
         if not isinstance(role.get(key), str):
             raise Rejected(422, f"configs.{key}: Field required (a string)")
-    if ("policies" in role) == ("actions" in role):
-        raise Rejected(422, "configs.policies: Field required")
-    for action in role.get("actions", []):
-        action = _mapping(action)
-        if action.get("base") != "http" or not all(
-            isinstance(action.get(k), str) for k in ("path", "method")
-        ):
-            raise Rejected(422, f"invalid role action {action!r}")
-    for policy in role.get("policies", []):
-        for action in _mapping(policy).get("actions", []):
-            if not SEMANTIC_ACTION.match(action):
+    if not isinstance(role.get("policies"), list):
+        raise Rejected(422, "configs.policies: Field required (a list)")
+    if role.get("sync_mode", "import") not in SYNC_MODES:
+        raise Rejected(422, f"configs.sync_mode: {role['sync_mode']!r} is not a sync mode")
+    for policy in role["policies"]:
+        policy = _mapping(policy)
+        if policy.get("effect", "Allow") not in EFFECTS:
+            raise Rejected(422, f"policy effect {policy['effect']!r} is not Allow or Deny")
+        if "actions" not in policy:
+            raise Rejected(422, "configs.policies.actions: Field required")
+        actions = policy["actions"]
+        for action in [actions] if isinstance(actions, str) else actions:
+            if not isinstance(action, str) or not SEMANTIC_ACTION.match(action):
                 raise Rejected(400, f"Invalid action format: {action}.")
+        resources = policy.get("resources", [])
+        if not isinstance(resources, list) or not all(isinstance(r, str) for r in resources):
+            raise Rejected(422, "configs.policies.resources: must be a list of strings")
 
 
 class _OsmoHandler(_Handler):

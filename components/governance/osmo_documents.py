@@ -9,7 +9,8 @@ byte-stable whatever the key order of the input:
 - `RESOURCE_VALIDATION/<name>`: `{name: [rules]}` (PUT /api/configs/resource_validation,
   `configs_dict`);
 - `POOL/<name>`: the pool document (PUT /api/configs/pool/<name>, `configs`);
-- `ROLE/<name>`: the role document (PUT /api/configs/role/<name>, `configs`).
+- `ROLE/<name>`: the role document (PUT /api/configs/role/<name>, `configs`), in OSMO's
+  current form: legacy `actions` translated into `policies` (`translation` says how).
 
 Pod templates and resource validations come first: OSMO resolves a pool's references when
 the pool is written, so they must exist by then.
@@ -37,6 +38,7 @@ class OsmoDocument:
     config_type: str
     name: str
     document: Any
+    translation: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:
@@ -51,27 +53,18 @@ class OsmoDocument:
         return ("POD_TEMPLATE", "RESOURCE_VALIDATION") if self.config_type == "POOL" else ()
 
 
-def _plain(model: Any) -> Any:
-    # As given: unset fields (defaults) are left out, and keys are sorted.
-    return json.loads(canonical_json(model.model_dump(mode="json", exclude_unset=True)))
-
-
 def osmo_documents(args: OsmoPlatformsArgs) -> list[OsmoDocument]:
     """Every document of the entry, in the order they must be applied."""
-    documents = [
-        OsmoDocument("POD_TEMPLATE", name, json.loads(canonical_json({name: template})))
-        for name, template in sorted(args.pod_templates.items())
+    roles = {role.name: tuple(role.translation()) for role in args.roles}
+    return [
+        OsmoDocument(
+            config_type,
+            name,
+            json.loads(canonical_json(document)),
+            roles.get(name, ()) if config_type == "ROLE" else (),
+        )
+        for config_type, name, document, _path in args.documents()
     ]
-    documents += [
-        OsmoDocument("RESOURCE_VALIDATION", name, {name: [_plain(rule) for rule in rules]})
-        for name, rules in sorted(args.resource_validations.items())
-    ]
-    documents.append(OsmoDocument("POOL", args.pool.name, _plain(args.pool)))
-    documents += [
-        OsmoDocument("ROLE", role.name, _plain(role))
-        for role in sorted(args.roles, key=lambda r: r.name)
-    ]
-    return documents
 
 
 __all__ = ["ORDER", "OsmoDocument", "canonical_json", "osmo_documents"]

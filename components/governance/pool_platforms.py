@@ -141,7 +141,13 @@ class PoolPlatforms(pulumi.ComponentResource):
         }
         if build.osmo:
             props["spec"]["osmo"] = [
-                {"type": d.config_type, "name": d.name, "file": d.path} for d in build.osmo
+                {
+                    "type": d.config_type,
+                    "name": d.name,
+                    "file": d.path,
+                    **({"translation": list(d.translation)} if d.translation else {}),
+                }
+                for d in build.osmo
             ]
         super().__init__(self.TYPE, name, props, opts)
         from nodepools.governance.register import register_manifests

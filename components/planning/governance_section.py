@@ -118,4 +118,6 @@ def platforms_section(capture: Capture) -> Section | None:
             section.lines.append(
                 f"  OSMO {document['type']} {document['name']}: {document['file']}"
             )
+            for line in document.get("translation") or ():
+                section.lines.append(f"    legacy action {line}")
     return section

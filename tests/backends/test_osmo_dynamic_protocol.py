@@ -22,7 +22,7 @@ from tests.backends.test_ocm_dynamic_provider_protocol import ProviderProcess, p
 from tests.backends.test_ocm_dynamic_provider_protocol import struct as ocm_struct
 from tests.backends.test_osmo_provider import OSMO_CONFIG, TOKEN, sent_documents
 from tests.fake_osmo import running_fake_osmo
-from tests.governance.osmo_seed import SEED_DOCUMENTS, seed_kwargs
+from tests.governance.osmo_seed import SENT_DOCUMENTS, seed_kwargs
 
 PROVIDER = serialize_provider(
     OsmoConfigProvider({"timeout": 2.0, "connect_timeout": 2.0, "trust_env": False})
@@ -80,13 +80,13 @@ def test_up_twice_and_destroy_through_the_dynamic_provider_process(engine_side):
         resources = program_inputs(fake.url)
         state: dict[str, Any] = {}
         up(stub, resources, state)
-        assert sent_documents(fake) == SEED_DOCUMENTS
+        assert sent_documents(fake) == SENT_DOCUMENTS
         assert len(fake.writes) == 4
         # The engine carries numbers as doubles; OSMO still gets the seed's integers.
         wire = b"".join(fake.raw_requests)
         assert b'"USER_CPU":1,' in wire and b'"USER_CPU":1.0' not in wire
         ids = sorted(resource_id for resource_id, _ in state.values())
-        assert ids == sorted(f"{t}/{n}" for t, n in SEED_DOCUMENTS)
+        assert ids == sorted(f"{t}/{n}" for t, n in SENT_DOCUMENTS)
         for _, properties in state.values():
             assert plain(properties)["token"] == TOKEN  # the engine keeps it a secret output
 

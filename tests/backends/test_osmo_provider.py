@@ -25,7 +25,7 @@ from pulumi.dynamic.dynamic import serialize_provider
 
 from tests.fake_ocm import Fault
 from tests.fake_osmo import FakeOsmo, running_fake_osmo
-from tests.governance.osmo_seed import POOL_FILE, SEED_DOCUMENTS, seed_kwargs
+from tests.governance.osmo_seed import POOL_FILE, SENT_DOCUMENTS, SENT_ROLE, seed_kwargs
 
 # URL-unsafe characters on purpose: an echo of the encoded form must be redacted too.
 TOKEN = "osmo-access+token/with=odd&chars"
@@ -95,9 +95,12 @@ def sent_documents(fake: FakeOsmo) -> dict[tuple[str, str], Any]:
 def test_up_sends_exactly_the_seed_documents_and_a_second_up_nothing(provider, fake):
     state: dict[str, Any] = {}
     up(provider, registrations(fake), state)
-    assert sent_documents(fake) == SEED_DOCUMENTS
+    assert sent_documents(fake) == SENT_DOCUMENTS
     assert len(fake.writes) == 4
     assert fake.configs["pool"]["shared_simulation_training_pool"] == POOL_FILE
+    # The seed's legacy role, translated, is a role OSMO accepts (the fake refuses one
+    # without `policies`, as OSMO's `Role` does).
+    assert fake.configs["role"]["osmo-shared"] == SENT_ROLE
     # The integers stay integers on the wire (the engine turns numbers into floats).
     assert b'"USER_CPU":1,' in b"".join(fake.raw_requests)
     up(provider, registrations(fake), state)
@@ -143,7 +146,7 @@ def test_throttling_and_server_errors_are_retried_with_backoff(provider, fake, s
     fake.inject("PUT", POOL_PATH, Fault.drop())
     state: dict[str, Any] = {}
     up(provider, registrations(fake), state)
-    assert sent_documents(fake) == SEED_DOCUMENTS
+    assert sent_documents(fake) == SENT_DOCUMENTS
     # Retry-After 2 honoured; then the jittered backoff: random 0.5 x ceiling, the ceiling
     # 0.5 s doubling per failed attempt (second attempt of the template: 1 s; first of the
     # pool: 0.5 s).
@@ -177,7 +180,7 @@ def test_a_revoked_session_is_renewed_once(provider, fake):
         client._jwt = None
         assert (
             client.get_config("POD_TEMPLATE", "a100")
-            == SEED_DOCUMENTS[("POD_TEMPLATE", "a100")]["a100"]
+            == SENT_DOCUMENTS[("POD_TEMPLATE", "a100")]["a100"]
         )
     assert fake.token_exchanges >= 2
 
@@ -235,7 +238,7 @@ def test_the_environment_provides_url_and_token(provider, fake, monkeypatch):
     ]
     assert all(r.get("token") is None and r.get("url") is None for r in desired)
     up(provider, desired, {})
-    assert sent_documents(fake) == SEED_DOCUMENTS
+    assert sent_documents(fake) == SENT_DOCUMENTS
     monkeypatch.delenv("OSMO_TOKEN")
     with pytest.raises(OsmoAuthenticationError, match="OSMO_TOKEN"):
         resolve_token(None)
@@ -257,3 +260,37 @@ def test_check_refuses_bad_inputs(provider):
         "document",
         "url",
     ]
+
+
+def test_the_fake_refuses_a_role_osmo_refuses(fake):
+    """OSMO's `Role` requires `policies` of semantic actions: the seed's legacy role as
+    written (what plan sent before the translation) is refused, the translation accepted."""
+    from tests.governance.osmo_seed import ROLE_FILE
+
+    with OsmoClient(fake.url, lambda: TOKEN, trust_env=False) as client:
+        with pytest.raises(OsmoApiError, match="policies"):
+            client.put_config("ROLE", "osmo-shared", ROLE_FILE)
+        for policy in ({"actions": ["Workflow:create"]}, {"effect": "Maybe", "actions": []}):
+            with pytest.raises(OsmoApiError):
+                client.put_config("ROLE", "osmo-shared", {**SENT_ROLE, "policies": [policy]})
+        client.put_config("ROLE", "osmo-shared", SENT_ROLE)
+    assert fake.configs["role"] == {"osmo-shared": SENT_ROLE}
+
+
+def test_check_refuses_a_document_osmo_would_refuse(provider):
+    """The provider checks each document against the facts' rules before any request: a
+    legacy-only role (what older plans sent) or a pool with a non-integer GPU guarantee."""
+    from tests.governance.osmo_seed import ROLE_FILE
+
+    base = {"url": "https://osmo.example.com", "token": TOKEN}
+    role = provider.check(
+        {}, {**base, "config_type": "ROLE", "config_name": "osmo-shared", "document": ROLE_FILE}
+    )
+    assert [f.property for f in role.failures] == ["document.policies"]
+    pool = {**POOL_FILE, "resources": {"gpu": {"guarantee": 4.0, "maximum": "8"}}}
+    result = provider.check(
+        {}, {**base, "config_type": "POOL", "config_name": POOL_FILE["name"], "document": pool}
+    )
+    assert [f.property for f in result.failures] == ["document.resources.gpu.maximum"]
+    ok = {**base, "config_type": "ROLE", "config_name": "osmo-shared", "document": SENT_ROLE}
+    assert provider.check({}, ok).failures == []

@@ -75,6 +75,17 @@ SEED_DOCUMENTS = {
     ("ROLE", "osmo-shared"): ROLE_FILE,
 }
 
+# What is sent: the same, but the role in OSMO's current form (legacy `actions` translated
+# as OSMO's CLI translates `osmo config set ROLE osmo-<pool> pool`).
+SENT_ROLE = {
+    "name": "osmo-shared",
+    "description": "Role for shared simulation training pool",
+    "policies": [
+        {"actions": ["workflow:*"], "resources": ["pool/shared_simulation_training_pool*"]}
+    ],
+}
+SENT_DOCUMENTS = {**SEED_DOCUMENTS, ("ROLE", "osmo-shared"): SENT_ROLE}
+
 
 def seed_kwargs() -> dict[str, Any]:
     """`PoolPlatforms.from_osmo` keyword arguments of the seed (fresh copies)."""

@@ -16,11 +16,11 @@ from nodepools.specs.governance.osmo_models import (
     OsmoPlatform,
     OsmoPool,
     OsmoResourceRule,
-    OsmoRole,
     osmo_facts,
 )
+from nodepools.specs.governance.osmo_roles import OsmoRole
 
-from tests.governance.osmo_seed import SEED_DOCUMENTS, seed_kwargs
+from tests.governance.osmo_seed import SENT_DOCUMENTS, seed_kwargs
 from tests.governance.stacks import STACKS, seed_osmo_args
 
 OSMO_CONFIG = "pulumi-python:dynamic/osmo:Config"
@@ -47,8 +47,9 @@ def problems(**kwargs: Any) -> list[tuple[str, str]]:
 
 
 def test_the_seed_documents_are_accepted_and_emitted_unchanged():
+    """Unchanged but for the role, whose legacy `actions` are sent as OSMO's `policies`."""
     capture = capture_of(**seed_kwargs())
-    assert documents_of(capture) == SEED_DOCUMENTS
+    assert documents_of(capture) == SENT_DOCUMENTS
     component = capture.components(PoolPlatforms.TYPE)[0]
     outputs = capture.outputs_of(component)
     assert [(d["type"], d["name"]) for d in outputs["osmo_documents"]] == [
@@ -95,12 +96,12 @@ def test_documents_are_byte_stable_in_any_key_order(tmp_path: Path):
         "plan.json",
         "resources/kubernetes_helm.sh_v3_Release/gpu-operator-nvidia.yaml",  # its AcceleratorStack
     ]
-    for (config_type, name), document in SEED_DOCUMENTS.items():
+    for (config_type, name), document in SENT_DOCUMENTS.items():
         text = (tmp_path / "a" / "osmo" / config_type / f"{name}.json").read_text()
         assert json.loads(text) == document
         assert text == json.dumps(document, indent=2, sort_keys=True) + "\n"
     shuffled = _shuffled(seed_kwargs(), random.Random(7))
-    assert documents_of(capture_of(**shuffled)) == SEED_DOCUMENTS
+    assert documents_of(capture_of(**shuffled)) == SENT_DOCUMENTS
 
 
 def test_the_stack_holds_the_seed_documents():
@@ -177,9 +178,14 @@ def test_role_rules():
         },
     ]
     found = problems(**kwargs)
-    assert [p for p, _ in found] == ["roles[0].name", "roles[1].actions[0].path", "roles[2]"]
+    assert [p for p, _ in found] == [
+        "roles[0].name",
+        "roles[1].actions[0].path",
+        "roles[2].actions[0]",
+    ]
     assert "must start with 'osmo-'" in found[0][1]
     assert "'other*' does not match this pool ('shared_simulation_training_pool')" in found[1][1]
+    assert "has no counterpart in OSMO's current roles" in found[2][1]
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,7 @@ from nodepools.backends.governance.osmo_client import (
 from nodepools.backends.http_retry import RetryPolicy
 from nodepools.json_values import is_dict
 from nodepools.specs.core.secret_inputs import url_problem
+from nodepools.specs.governance.osmo_checks import document_issues
 from nodepools.specs.governance.osmo_platforms import OSMO_TOKEN_ENV_VARS, OSMO_URL_ENV_VAR
 
 logger = logging.getLogger(__name__)
@@ -114,8 +115,16 @@ def input_problems(props: Mapping[str, Any]) -> list[tuple[str, str]]:
     url = props.get("url")
     if isinstance(url, str) and url and not is_unknown(url) and (problem := url_problem(url)):
         problems.append(("url", problem))
-    if props.get("document") is None:
+    document = props.get("document")
+    if document is None:
         problems.append(("document", "is required"))
+    elif not problems and not has_unknown(document) and not is_unknown(name):
+        # What OSMO's models would refuse, refused before any request (the facts' rules).
+        sent = whole_numbers(document)
+        problems += [
+            (issue.path, issue.message)
+            for issue in document_issues(str(config_type), str(name), sent, ["document"])
+        ]
     return problems
 
 

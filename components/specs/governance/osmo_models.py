@@ -1,10 +1,11 @@
 """NVIDIA OSMO's own config documents, as `osmo config update` takes them.
 
-The models follow OSMO's (`PoolEditable`, `PlatformEditable`, `ResourceAssertion`, `Role`
-in OSMO's sources); the facts they rest on (field names and defaults, built-in pod
-templates and resource validations, the name pattern, the operators, how the CLI sends each
-config) are read from `data/osmo_config.json`, which `scripts/extract_osmo_facts.py`
-regenerates from an OSMO checkout. A test keeps the models and the facts in step.
+The models follow OSMO's (`PoolEditable`, `PlatformEditable`, `PoolResources`,
+`TopologyKey`, `ResourceAssertion` in OSMO's sources; roles are in `osmo_roles`, the
+checks of what is sent in `osmo_checks`); the facts they rest on (field names and defaults,
+rules, built-in pod templates and resource validations, the name pattern, how the CLI sends
+each config) are read from `data/osmo_config.json`, which `scripts/extract_osmo_facts.py`
+regenerates from an OSMO checkout. Tests keep the models and the facts in step.
 
 Unlike OSMO, which ignores unknown keys of a pool or platform, unknown keys are errors
 here: a misspelt `overide_pod_template` would otherwise vanish silently.
@@ -19,7 +20,7 @@ from importlib import resources
 from typing import Annotated, Any, Literal
 
 from nodepools.specs.core.base import SpecModel
-from pydantic import AfterValidator, Field, StrictBool, StrictStr, model_validator
+from pydantic import AfterValidator, Field, StrictBool, StrictInt, StrictStr
 
 
 @cache
@@ -109,6 +110,21 @@ class OsmoTopologyKey(SpecModel):
     )
 
 
+class OsmoPoolResourceCount(SpecModel):
+    """Guarantee, maximum and weight of one countable resource (OSMO's
+    `PoolResourceCountable`); -1 is no limit."""
+
+    guarantee: StrictInt = Field(default=-1, description="Default -1 (no limit).")
+    maximum: StrictInt = Field(default=-1, description="Default -1 (no limit).")
+    weight: StrictInt = Field(default=1, description="Default 1.")
+
+
+class OsmoPoolResources(SpecModel):
+    """Resources of a pool for schedulers that support them (OSMO's `PoolResources`)."""
+
+    gpu: OsmoPoolResourceCount | None = Field(default=None, description="Default None.")
+
+
 class OsmoPool(SpecModel):
     """An OSMO pool document (OSMO's `PoolEditable`), as `osmo config update POOL` takes it."""
 
@@ -159,8 +175,8 @@ class OsmoPool(SpecModel):
     default_exit_actions: dict[str, StrictStr] = Field(
         default_factory=dict, description="Exit code actions; default {}."
     )
-    resources: dict[str, Any] = Field(
-        default_factory=dict,
+    resources: OsmoPoolResources = Field(
+        default_factory=lambda: OsmoPoolResources(),
         description="Scheduler resources, e.g. `{gpu: {guarantee, maximum, weight}}`; default {}.",
     )
     topology_keys: list[OsmoTopologyKey] = Field(
@@ -168,83 +184,13 @@ class OsmoPool(SpecModel):
     )
 
 
-class OsmoRoleAction(SpecModel):
-    """A role action in the form OSMO's pool documentation shows: `{base, path, method}`."""
-
-    base: Literal["http"] = Field(description="`http`. Required.")
-    path: StrictStr = Field(
-        min_length=1, description="API path glob, e.g. `/api/pool/shared*`. Required."
-    )
-    method: StrictStr = Field(min_length=1, description="HTTP method or `*`. Required.")
-
-
-def _semantic_action(value: str) -> str:
-    if not re.fullmatch(osmo_facts()["semantic_action_pattern"], value):
-        raise ValueError(
-            f"{value!r} is not an OSMO action ('resource:Action', e.g. 'workflow:Create', '*:*')"
-        )
-    return value
-
-
-class OsmoRolePolicy(SpecModel):
-    """A policy of a role in OSMO's current form: semantic actions on resources."""
-
-    effect: Literal["Allow", "Deny"] = Field(default="Allow", description="Default `Allow`.")
-    actions: list[Annotated[StrictStr, AfterValidator(_semantic_action)]] = Field(
-        min_length=1, description="e.g. `workflow:*`. Required."
-    )
-    resources: list[StrictStr] = Field(
-        default_factory=list[StrictStr], description="e.g. `pool/shared*`; default [] (all)."
-    )
-
-
-class OsmoRole(SpecModel):
-    """An OSMO role. `actions` (the pool documentation's form) or `policies` (OSMO's
-    current form), exactly one of them."""
-
-    name: StrictStr = Field(min_length=1, description="Role name, e.g. `osmo-shared`. Required.")
-    description: StrictStr = Field(description="Free text. Required (OSMO requires it).")
-    actions: list[OsmoRoleAction] | None = Field(
-        default=None, description="`[{base, path, method}]`; default None."
-    )
-    policies: list[OsmoRolePolicy] | None = Field(
-        default=None, description="`[{effect, actions, resources}]`; default None."
-    )
-    immutable: StrictBool = Field(default=False, description="Default false.")
-    sync_mode: Literal["force", "import", "ignore"] = Field(
-        default="import", description="How IdP sync treats the role; default `import`."
-    )
-    external_roles: list[StrictStr] | None = Field(
-        default=None, description="IdP roles mapped to this one; default None (unchanged)."
-    )
-
-    @model_validator(mode="after")
-    def _one_form(self) -> OsmoRole:
-        if (self.actions is None) == (self.policies is None):
-            raise ValueError("give exactly one of `actions` and `policies`")
-        return self
-
-    def pool_globs(self) -> list[tuple[str, str]]:
-        """(path of the field, pool name glob) of each grant on pools."""
-        found: list[tuple[str, str]] = []
-        for i, action in enumerate(self.actions or []):
-            if action.path.startswith("/api/pool/"):
-                found.append((f"actions[{i}].path", action.path.removeprefix("/api/pool/")))
-        for i, policy in enumerate(self.policies or []):
-            for j, resource in enumerate(policy.resources):
-                if resource.startswith("pool/"):
-                    found.append((f"policies[{i}].resources[{j}]", resource.removeprefix("pool/")))
-        return found
-
-
 __all__ = [
     "ConfigName",
     "OsmoPlatform",
     "OsmoPool",
+    "OsmoPoolResourceCount",
+    "OsmoPoolResources",
     "OsmoResourceRule",
-    "OsmoRole",
-    "OsmoRoleAction",
-    "OsmoRolePolicy",
     "OsmoTopologyKey",
     "builtin_pod_templates",
     "builtin_resource_validations",

@@ -22,14 +22,16 @@ from nodepools.specs.core.base import Issue, NestedIssues, SpecModel, format_pat
 from nodepools.specs.core.kube import DnsLabel
 from nodepools.specs.core.secret_inputs import HoldsSecret, checked_url, secret_token
 from nodepools.specs.governance.governed_pool import GovernedPool
+from nodepools.specs.governance.osmo_checks import document_issues
 from nodepools.specs.governance.osmo_models import (
     ConfigName,
     OsmoPool,
     OsmoResourceRule,
-    OsmoRole,
     builtin_pod_templates,
     builtin_resource_validations,
+    osmo_facts,
 )
+from nodepools.specs.governance.osmo_roles import OsmoRole
 from nodepools.specs.governance.platforms import NodeResources
 from pydantic import (
     BeforeValidator,
@@ -42,7 +44,8 @@ OSMO_TOKEN_ENV_VARS = ("OSMO_TOKEN",)
 """Read by the provider, at deploy time, when the service has no `token`."""
 OSMO_URL_ENV_VAR = "OSMO_URL"
 """Read by the provider, at deploy time, when the service has no `url`."""
-ROLE_PREFIX = "osmo-"
+ROLE_PREFIX: str = osmo_facts()["cli_pool_role"]["name_prefix"]
+"""What `osmo config set ROLE <name> pool` requires of a pool role's name."""
 Target = Literal["osmo", "kubernetes", "both"]
 
 
@@ -226,7 +229,42 @@ class OsmoPlatformsArgs(SpecModel):
                 )
             )
         issues += self._role_issues()
+        if not issues:
+            for config_type, name, document, path in self.documents():
+                issues += document_issues(config_type, name, document, path)
         return issues
+
+    def documents(self) -> list[tuple[str, str, Any, list[Any]]]:
+        """(config type, name, document, where it was given) of every document sent, in
+        the order they are applied: pod templates and resource validations first (OSMO
+        resolves a pool's references when the pool is written). Each is what the user gave
+        (unset fields left out), a legacy role translated into `policies`."""
+        found: list[tuple[str, str, Any, list[Any]]] = [
+            ("POD_TEMPLATE", name, {name: template}, ["pod_templates", name])
+            for name, template in sorted(self.pod_templates.items())
+        ]
+        found += [
+            (
+                "RESOURCE_VALIDATION",
+                name,
+                {name: [rule.model_dump(mode="json", exclude_unset=True) for rule in rules]},
+                ["resource_validations", name],
+            )
+            for name, rules in sorted(self.resource_validations.items())
+        ]
+        found.append(
+            (
+                "POOL",
+                self.pool.name,
+                self.pool.model_dump(mode="json", exclude_unset=True),
+                ["pool"],
+            )
+        )
+        found += [
+            ("ROLE", role.name, role.osmo_document(), ["roles", i])
+            for i, role in sorted(enumerate(self.roles), key=lambda item: item[1].name)
+        ]
+        return found
 
     def _own(self, what: str) -> dict[str, Any]:
         return self.pod_templates if what == "pod template" else self.resource_validations
@@ -245,8 +283,10 @@ class OsmoPlatformsArgs(SpecModel):
             if role.name in seen:
                 issues.append(Issue(f"roles[{i}].name", f"{role.name!r} is given twice"))
             seen.add(role.name)
+            untranslated = role.translation_issues()
+            issues += [Issue(f"roles[{i}].{issue.path}", issue.message) for issue in untranslated]
             globs = role.pool_globs()
-            if not globs:
+            if not globs and not untranslated:
                 issues.append(
                     Issue(
                         f"roles[{i}]",
