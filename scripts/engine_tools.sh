@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Builds the Pulumi CLI, the pulumi-kubernetes provider plugin and the YAML language host from the
+# Builds the Pulumi CLI (and a TypeScript SDK generator from the same module), the pulumi-kubernetes
+# provider plugin and the YAML language host from the
 # pinned versions in scripts/engine_tools.versions through the Go module proxy, into
 # $NODEPOOLS_ENGINE_TOOLS/bin (default: ${XDG_CACHE_HOME:-~/.cache}/nodepools/engine-tools-<pulumi>-
 # k8s-<provider>-yaml-<yaml>, outside the clone and keyed by the pinned versions, like
 # scripts/cluster_tools.sh). Idempotent: when the binaries of the pinned versions are present, it
-# does nothing. Lean builds: -trimpath, -ldflags "-s -w", one module and one `go build` per tool.
+# does nothing. The TypeScript compiler and the Node.js SDK come from npm into <that folder>/npm.
+# Lean builds: -trimpath, -ldflags "-s -w", one module and one `go build` per tool.
 # Each build's wall and CPU time and peak memory are appended to bin/.build-times.
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
@@ -15,9 +17,13 @@ key="$PULUMI-k8s-$KUBERNETES_PROVIDER-yaml-$PULUMI_YAML"
 tools="${NODEPOOLS_ENGINE_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/nodepools/engine-tools-$key}"
 stamp="$tools/bin/.versions"
 want="pulumi=$PULUMI kubernetes-provider=$KUBERNETES_PROVIDER_MODULE as $KUBERNETES_PROVIDER"
-want="$want sdk=$KUBERNETES_PROVIDER_SDK yaml=$PULUMI_YAML"
-binaries=(pulumi pulumi-resource-kubernetes pulumi-language-yaml)
-present() { for b in "${binaries[@]}"; do [[ -x "$tools/bin/$b" ]] || return 1; done; }
+want="$want sdk=$KUBERNETES_PROVIDER_SDK yaml=$PULUMI_YAML gen-nodejs-sdk"
+want="$want npm=typescript@$TYPESCRIPT,@pulumi/pulumi@$PULUMI_NODEJS,@types/node@$TYPES_NODE"
+binaries=(pulumi nodepools-gen-nodejs-sdk pulumi-resource-kubernetes pulumi-language-yaml)
+present() {
+    for b in "${binaries[@]}"; do [[ -x "$tools/bin/$b" ]] || return 1; done
+    [[ -x "$tools/npm/node_modules/.bin/tsc" ]]
+}
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]] && present; then
     echo "engine tools: present ($want) in $tools/bin"
     exit 0
@@ -61,10 +67,75 @@ pgomod="$(module_gomod "github.com/pulumi/pulumi/pkg/v3@$PULUMI")"
     echo
     remote_replaces "$pgomod"
 } > "$pmod/go.mod"
+# nodepools-gen-nodejs-sdk: `pulumi package gen-sdk --language nodejs` needs the Node.js language
+# host, which the proxy does not serve (sdk/nodejs/cmd/pulumi-language-nodejs); its GeneratePackage
+# calls pkg's codegen/nodejs.GeneratePackage, which this tool calls, in the same build as the CLI.
+mkdir -p "$pmod/nodepools-gen-nodejs-sdk"
+cat > "$pmod/nodepools-gen-nodejs-sdk/main.go" <<'GO'
+// nodepools-gen-nodejs-sdk SCHEMA.json OUT: the TypeScript SDK of a package schema, generated as
+// the Node.js language host generates it for `pulumi package gen-sdk --language nodejs --local`.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/blang/semver"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+)
+
+// noReferences: our schema names no other package, so nothing is ever loaded.
+type noReferences struct{ schema.Loader }
+
+func (noReferences) LoadPackageReference(pkg string, _ *semver.Version) (schema.PackageReference, error) {
+	return nil, fmt.Errorf("package %q: the schema may reference no other package", pkg)
+}
+
+func (noReferences) LoadPackageReferenceV2(
+	_ context.Context, d *schema.PackageDescriptor,
+) (schema.PackageReference, error) {
+	return nil, fmt.Errorf("package %q: the schema may reference no other package", d.Name)
+}
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: nodepools-gen-nodejs-sdk SCHEMA.json OUT")
+		os.Exit(2)
+	}
+	data, err := os.ReadFile(os.Args[1])
+	check(err)
+	var spec schema.PackageSpec
+	check(json.Unmarshal(data, &spec))
+	loader := noReferences{schema.NewNullLoader()}
+	pkg, diags, err := schema.BindSpec(spec, loader, schema.ValidationOptions{})
+	check(err)
+	if diags.HasErrors() {
+		check(diags)
+	}
+	files, err := nodejs.GeneratePackage("pulumi-language-nodejs", pkg, nil, nil, true, loader)
+	check(err)
+	for name, content := range files {
+		path := filepath.Join(os.Args[2], name)
+		check(os.MkdirAll(filepath.Dir(path), 0o755))
+		check(os.WriteFile(path, content, 0o644))
+	}
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+GO
 (cd "$pmod" && GOFLAGS=-mod=mod go get "github.com/pulumi/pulumi/pkg/v3/cmd/pulumi@$PULUMI" >/dev/null
  cd "$pmod" && GOFLAGS=-mod=mod timed pulumi nice -n "$nice_level" go build -trimpath \
      -ldflags "-s -w -X github.com/pulumi/pulumi/sdk/v3/go/common/version.Version=$PULUMI" \
-     -o "$tools/bin/pulumi" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
+     -o "$tools/bin/" github.com/pulumi/pulumi/pkg/v3/cmd/pulumi ./nodepools-gen-nodejs-sdk)
 
 # The Kubernetes provider: its cmd/pulumi-resource-kubernetes embeds schema-embed.json, generated
 # by `go generate` and not in the module zip; our main.go embeds the module's schema.json with the
@@ -138,6 +209,13 @@ ygomod="$(module_gomod "github.com/pulumi/pulumi-yaml@$PULUMI_YAML")"
  cd "$ymod" && GOFLAGS=-mod=mod timed pulumi-language-yaml nice -n "$nice_level" go build -trimpath \
      -ldflags "-s -w -X github.com/pulumi/pulumi-yaml/pkg/version.Version=$PULUMI_YAML" \
      -o "$tools/bin/pulumi-language-yaml" github.com/pulumi/pulumi-yaml/cmd/pulumi-language-yaml)
+
+# The TypeScript compiler and the Node.js SDK the generated SDK is compiled against, from npm.
+npm_dir="$tools/npm"
+mkdir -p "$npm_dir"
+[[ -f "$npm_dir/package.json" ]] || echo '{"name": "nodepools-engine-tools", "private": true}' > "$npm_dir/package.json"
+(cd "$npm_dir" && npm install --no-audit --no-fund --silent --save-exact \
+    "typescript@$TYPESCRIPT" "@pulumi/pulumi@$PULUMI_NODEJS" "@types/node@$TYPES_NODE")
 
 echo "$want" > "$stamp"
 echo "engine tools: built ($want) in $tools/bin in $(( $(date +%s) - start )) s"

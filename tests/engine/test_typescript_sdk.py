@@ -44,7 +44,8 @@ def typescript_project(engine: EngineEnv, tmp_path_factory: pytest.TempPathFacto
     shutil.copytree(EXAMPLE, work)
     (work / "node_modules").symlink_to(node_modules, target_is_directory=True)
     launcher = engine.root / "bin" / "pulumi-resource-nodepools"
-    schema = engine.cli("package", "get-schema", str(launcher), cwd=work).stdout
+    # outside the project: its Pulumi.yaml names the package by its source folder
+    schema = engine.cli("package", "get-schema", str(launcher), cwd=work.parent).stdout
     (work / "schema.json").write_text(schema)
     subprocess.run(
         [str(generator), str(work / "schema.json"), str(work / "sdk")],
