@@ -26,32 +26,30 @@ def stack_name(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", key).strip("-").lower()
 
 
-def step(
-    engine: EngineEnv,
-    program: EngineProgram,
-    name: str,
-    *,
-    changed: bool = False,
-    check: bool = True,
-    **extra: Any,
-) -> dict[str, Any]:
-    """Run one engine step (`preview`, `up`, `refresh`, `destroy`, `export`, `remove`) of
-    PROGRAM; fails quoting the engine when it fails (and CHECK)."""
+def steps(
+    engine: EngineEnv, program: EngineProgram, *names: str, check: bool = True, **extra: Any
+) -> list[dict[str, Any]]:
+    """Run engine steps of PROGRAM in one runner process, each `NAME` or `NAME changed` (the
+    program's changed form): `preview`, `up`, `refresh`, `destroy`, `export`, `remove`; EXTRA
+    goes with each step (policy packs). Fails quoting the engine when a step fails (and CHECK);
+    the steps after a failed one do not run."""
     work = engine.root / "work" / stack_name(program.key)
     work.mkdir(parents=True, exist_ok=True)
     request = {
         "key": program.key,
-        "changed": changed,
-        "config": program.stack_config(changed),
-        "step": name,
+        "config": program.stack_config(),
+        "changed_config": program.stack_config(changed=True),
+        "steps": [
+            {"step": name.split()[0], "changed": name.endswith(" changed"), **extra}
+            for name in names
+        ],
         "stack": stack_name(program.key),
         "work_dir": str(work),
         "backend": engine.env["PULUMI_BACKEND_URL"],
         "tools": str(tools_dir()),
-        **extra,
     }
-    request_path = work / f"{name}.request.json"
-    result_path = work / f"{name}.result.json"
+    request_path = work / "request.json"
+    result_path = work / "result.json"
     request_path.write_text(json.dumps(request))
     result_path.unlink(missing_ok=True)
     done = subprocess.run(
@@ -60,19 +58,28 @@ def step(
         env=engine.env,
         capture_output=True,
         text=True,
-        timeout=1800,
+        timeout=3600,
         check=False,
     )
     if not result_path.exists():
         pytest.fail(
-            f"{program.key}: the runner of `{name}` exited {done.returncode}:\n"
+            f"{program.key}: the runner of {names} exited {done.returncode}:\n"
             f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}",
             pytrace=False,
         )
-    result: dict[str, Any] = json.loads(result_path.read_text())
-    if check and not result["ok"]:
+    results: list[dict[str, Any]] = json.loads(result_path.read_text())
+    failed = [(name, r) for name, r in zip(names, results, strict=False) if not r["ok"]]
+    if check and failed:
+        name, result = failed[0]
         pytest.fail(f"{program.key}: `{name}` failed:\n{result['error']}", pytrace=False)
-    return result
+    return results
+
+
+def step(
+    engine: EngineEnv, program: EngineProgram, name: str, *, check: bool = True, **extra: Any
+) -> dict[str, Any]:
+    """One engine step (see `steps`)."""
+    return steps(engine, program, name, check=check, **extra)[0]
 
 
 REPLACEMENT_STEPS = {"replace", "create-replacement", "delete-replaced"}

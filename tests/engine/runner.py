@@ -1,10 +1,12 @@
-"""One engine step for one program, through the Automation API, in its own process.
+"""Engine steps for one program, through the Automation API, in their own process.
 
 `python -m tests.engine.runner REQUEST.json RESULT.json`: REQUEST names the program (see
-tests/engine/programs.py), whether its changed form runs, the stack config, the step
-(`preview`, `up`, `refresh`, `destroy`, `export`) and the work folder; RESULT gets the step's
-resource changes, every resource operation the engine announced, the policy violations it
-reported, and for `export` the stack's resources as the engine recorded them.
+tests/engine/programs.py), the work folder and the steps, each `preview`, `up`, `refresh`,
+`destroy`, `export` or `remove`, with whether the program's changed form (and config) runs;
+RESULT gets, per step, its resource changes, every resource operation the engine announced,
+the policy violations it reported, and for `export` the stack's resources as the engine
+recorded them. The steps stop at the first that fails. One process for several steps: each
+process start (this interpreter, the SDK) costs seconds.
 
 Its own process: the inline program runs in this interpreter (the CLI calls back into the
 Automation API's language server here), and the offline engine the tests compare it with
@@ -36,7 +38,7 @@ def _stack(request: dict[str, Any]) -> auto.Stack:
     stack = auto.create_or_select_stack(
         stack_name=request["stack"],
         project_name=PROJECT,
-        program=inline_program(request["key"], request.get("changed", False)),
+        program=inline_program(request["key"], False),
         opts=auto.LocalWorkspaceOptions(
             work_dir=request["work_dir"],
             project_settings=settings,
@@ -44,16 +46,22 @@ def _stack(request: dict[str, Any]) -> auto.Stack:
             pulumi_command=auto.PulumiCommand(root=str(tools.parent), skip_version_check=True),
         ),
     )
-    config = request.get("config") or {}
+    return stack
+
+
+def _configure(stack: auto.Stack, request: dict[str, Any], step: dict[str, Any]) -> None:
+    """The program and config of STEP (the changed form when it says so)."""
+    changed = step.get("changed", False)
+    stack.workspace.program = inline_program(request["key"], changed)
+    config = request["changed_config" if changed else "config"] or {}
     if config:
         stack.set_all_config(
             {key: auto.ConfigValue(value=json.dumps(value)) for key, value in config.items()}
         )
-    return stack
 
 
-def _run(request: dict[str, Any]) -> dict[str, Any]:
-    stack = _stack(request)
+def _run(stack: auto.Stack, request: dict[str, Any], step: dict[str, Any]) -> dict[str, Any]:
+    _configure(stack, request, step)
     operations: list[list[str]] = []
     violations: list[dict[str, Any]] = []
 
@@ -73,10 +81,10 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
                 }
             )
 
-    step = request["step"]
     result: dict[str, Any] = {"ok": True}
-    packs = request.get("policy_packs") or None
-    pack_configs = request.get("policy_pack_configs") or None
+    packs = step.get("policy_packs") or None
+    pack_configs = step.get("policy_pack_configs") or None
+    step = step["step"]
     try:
         if step == "preview":
             answer = stack.preview(
@@ -110,7 +118,13 @@ def _run(request: dict[str, Any]) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     request = json.loads(Path(argv[0]).read_text())
-    Path(argv[1]).write_text(json.dumps(_run(request), default=str))
+    stack = _stack(request)
+    results: list[dict[str, Any]] = []
+    for step in request["steps"]:
+        results.append(_run(stack, request, step))
+        if not results[-1]["ok"]:
+            break
+    Path(argv[1]).write_text(json.dumps(results, default=str))
     return 0
 
 

@@ -24,7 +24,7 @@ from tests.engine.lifecycle import (
     only_same,
     operations,
     read_object,
-    step,
+    steps,
 )
 from tests.engine.programs import (
     EngineProgram,
@@ -49,8 +49,13 @@ def lifecycle(
     record_property: Any,
 ) -> None:
     capture = program.offline()
+    names = ["preview", "up", "export", "refresh", "up"]
+    if program.expected_change:
+        names += ["preview changed", "up changed"]
+    objects: list[dict[str, Any]] = []
     try:
-        preview = step(engine, program, "preview")
+        results = steps(engine, program, *names)
+        preview, up, exported, refresh, again = results[:5]
         planned = operations(preview)
         assert set(planned.values()) == {"create"}, planned
         expected = {
@@ -60,39 +65,32 @@ def lifecycle(
             f"the engine previews {sorted(set(planned) - expected)} the offline plan has not, "
             f"and not {sorted(expected - set(planned))}"
         )
-
-        up = step(engine, program, "up")
         assert set(operations(up).values()) == {"create"}, operations(up)
-        resources = step(engine, program, "export")["resources"]
+        resources = exported["resources"]
+        offline = offline_inputs(capture)
         mismatches = {
-            key: differences(inputs, offline_inputs(capture).get(key))
+            key: differences(inputs, offline.get(key))
             for key, inputs in engine_inputs(resources).items()
         }
         mismatches = {k: v for k, v in mismatches.items() if v}
         assert not mismatches, f"engine and offline plan disagree: {mismatches}"
         objects = live_objects(resources)
         absent = [o for o in objects if read_object(kube, o) is None]
-        assert not absent, f"after `up`, not on the API server: {absent}"
-
-        refresh = step(engine, program, "refresh")
+        assert not absent, f"not on the API server: {absent}"
         assert only_same(refresh["changes"]), f"refresh found drift: {refresh['changes']}"
-        again = step(engine, program, "up")
         assert only_same(again["changes"]), f"a second up changed {changed_only(again)}"
-
         if program.expected_change:
-            changed = step(engine, program, "preview", changed=True)
-            assert changed_only(changed) == program.expected_change
-            applied = step(engine, program, "up", changed=True)
-            assert changed_only(applied) == program.expected_change
+            changed_preview, changed_up = results[5:]
+            assert changed_only(changed_preview) == program.expected_change
+            assert changed_only(changed_up) == program.expected_change
     finally:
-        destroy = step(engine, program, "destroy", changed=bool(program.expected_change))
+        destroy = steps(engine, program, "destroy", "remove")[0]
     assert set(operations(destroy).values()) <= {"delete"}, operations(destroy)
     left = [o for o in objects if read_object(kube, o) is not None]
     assert not left, f"after `destroy`, still on the API server: {left}"
     assert not any(fake_ocm.pools(c) for c in fake_ocm._clusters), "fake OCM pools left"  # pyright: ignore[reportPrivateUsage]
     assert not fake_osmo.configs["pool"] and not fake_osmo.configs["role"], fake_osmo.configs
     assert fake_osmo.configs["pod_template"] == BUILTIN_TEMPLATES
-    step(engine, program, "remove")
     record_property("resources", len(capture.resources))
     record_property("changed input", program.expected_change)
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from nodepools.planning.policy_section import policy_findings
 
-from tests.engine.lifecycle import step
+from tests.engine.lifecycle import steps
 from tests.engine.programs import EngineProgram, component_programs, stack_part, why_not
 from tests.engine.tools import EngineEnv
 
@@ -82,10 +82,7 @@ def preview_with_pack(
         path = engine.root / "policy-config.json"
         path.write_text(json.dumps(config))
         extra["policy_pack_configs"] = [str(path)]
-    try:
-        return step(engine, program, "preview", check=False, **extra)
-    finally:
-        step(engine, program, "remove", check=False)
+    return steps(engine, program, "preview", "remove", check=False, **extra)[0]
 
 
 @pytest.mark.parametrize("key", PROGRAMS)
