@@ -53,7 +53,7 @@ cluster-tools-if-go:
 	else echo "cluster tools: no 'go' on PATH: tests/controlplane will be skipped"; fi
 
 # The Pulumi CLI, the pulumi-kubernetes provider plugin and the YAML language host for tests/engine
-# (the real engine against the loopback cluster), built from the pinned versions
+# (the real engine against the loopback cluster), and tsc with the Node.js SDK from npm, built from the pinned versions
 # (scripts/engine_tools.versions) through the Go module proxy into a folder outside the clone keyed by
 # those versions (~/.cache/nodepools/engine-tools-...); a second run does nothing. Without them
 # tests/engine skips (fails when NODEPOOLS_REQUIRE_ENGINE_TOOLS=1).
@@ -61,8 +61,8 @@ engine-tools:
 	bash scripts/engine_tools.sh
 
 engine-tools-if-go:
-	@if command -v go >/dev/null; then bash scripts/engine_tools.sh; \
-	else echo "engine tools: no 'go' on PATH: tests/engine will be skipped"; fi
+	@if command -v go >/dev/null && command -v npm >/dev/null; then bash scripts/engine_tools.sh; \
+	else echo "engine tools: no 'go' or 'npm' on PATH: tests/engine will be skipped"; fi
 
 # The real-engine checks alone (README: "Running the real engine on your machine"): builds what is
 # missing, then preview/up/refresh/up/destroy, the YAML program and the policy pack through the CLI.

@@ -29,6 +29,7 @@ if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]] && present; then
     exit 0
 fi
 command -v go >/dev/null || { echo "engine tools: 'go' not found on PATH" >&2; exit 1; }
+command -v npm >/dev/null || { echo "engine tools: 'npm' not found on PATH" >&2; exit 1; }
 mkdir -p "$tools/src" "$tools/bin"
 rm -f "$stamp"
 start=$(date +%s)
