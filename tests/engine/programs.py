@@ -60,18 +60,21 @@ def _skips_await(inputs: dict[str, Any]) -> bool:
 def why_not(capture: Capture) -> str | None:
     """Why the real engine can't run what CAPTURE registered, or None."""
     reasons: set[str] = set()
+    cloud: set[str] = set()
     for resource in capture.custom_resources():
         if resource.type in NOT_SERVED:
             reasons.add(f"{resource.type}: {NOT_SERVED[resource.type]}")
         elif not resource.type.startswith(ENGINE_TYPES):
-            reasons.add(
-                f"{resource.type}: AWS and OCI resources stay under mocks (no provider plugin is "
-                "served; never faked)"
-            )
+            cloud.add(resource.type)
         elif resource.type in AWAITED and not _skips_await(resource.inputs):
             reasons.add(f"{resource.type}: {AWAITED[resource.type]}")
         elif resource.unknown_paths:
             reasons.add(f"{resource.type} {resource.name}: inputs known only after apply")
+    if cloud:
+        reasons.add(
+            f"{', '.join(sorted(cloud))}: AWS and OCI resources stay under mocks (no provider "
+            "plugin is served; never faked)"
+        )
     return "; ".join(sorted(reasons)) or None
 
 
