@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv plan test lint typecheck unit bench bench-instructions clean cluster-tools cluster-tools-if-go kueue-controller karpenter-kwok
+.PHONY: venv plan test lint typecheck unit bench bench-instructions clean cluster-tools cluster-tools-if-go kueue-controller karpenter-kwok engine-tools engine-tools-if-go engine-check
 
 venv: $(STAMP)
 
@@ -31,7 +31,7 @@ typecheck: $(STAMP)
 	ln -s ../../policies .typecheck/nodepools/policies
 	$(BIN)/basedpyright --project pyproject.toml
 
-# kube-apiserver, kube-scheduler and etcd for tests/controlplane, built from the pinned versions
+# kube-apiserver, kube-scheduler, kube-controller-manager and etcd for tests/controlplane and tests/engine, built from the pinned versions
 # (scripts/cluster_tools.versions) through the Go module proxy into a folder outside the clone keyed
 # by those versions (~/.cache/nodepools/cluster-tools-...); a second run does nothing. Without them those tests skip (fail when NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1).
 cluster-tools:
@@ -52,13 +52,30 @@ cluster-tools-if-go:
 	@if command -v go >/dev/null; then bash scripts/cluster_tools.sh; \
 	else echo "cluster tools: no 'go' on PATH: tests/controlplane will be skipped"; fi
 
+# The Pulumi CLI, the pulumi-kubernetes provider plugin and the YAML language host for tests/engine
+# (the real engine against the loopback cluster), and tsc with the Node.js SDK from npm, built from the pinned versions
+# (scripts/engine_tools.versions) through the Go module proxy into a folder outside the clone keyed by
+# those versions (~/.cache/nodepools/engine-tools-...); a second run does nothing. Without them
+# tests/engine skips (fails when NODEPOOLS_REQUIRE_ENGINE_TOOLS=1).
+engine-tools:
+	bash scripts/engine_tools.sh
+
+engine-tools-if-go:
+	@if command -v go >/dev/null && command -v npm >/dev/null; then bash scripts/engine_tools.sh; \
+	else echo "engine tools: no 'go' or 'npm' on PATH: tests/engine will be skipped"; fi
+
+# The real-engine checks alone (README: "Running the real engine on your machine"): builds what is
+# missing, then preview/up/refresh/up/destroy, the YAML program and the policy pack through the CLI.
+engine-check: $(STAMP) cluster-tools engine-tools
+	NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1 NODEPOOLS_REQUIRE_ENGINE_TOOLS=1 $(BIN)/python -m pytest -p no:xdist tests/engine
+
 # One pytest worker per core (PYTEST_WORKERS=0 runs in-process). tests/controlplane is one
 # xdist group (tests/conftest.py), so its session cluster starts once, on one worker.
 PYTEST_WORKERS ?= auto
 unit: $(STAMP)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
-test: lint typecheck cluster-tools-if-go unit
+test: lint typecheck cluster-tools-if-go engine-tools-if-go unit
 
 # All five benchmarks, the fresh-clone test suite included; rewrites benchmarks/README.md.
 bench: $(STAMP)

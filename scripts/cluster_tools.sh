@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, kube-scheduler and etcd from the pinned versions in
+# Builds kube-apiserver, kube-scheduler, kube-controller-manager and etcd from the pinned versions in
 # scripts/cluster_tools.versions through the Go module proxy, into $NODEPOOLS_CLUSTER_TOOLS/bin
 # (default: ${XDG_CACHE_HOME:-~/.cache}/nodepools/cluster-tools-<kubernetes>-etcd-<etcd>, outside
 # the clone and keyed by the pinned versions, so every clone and CI run on a machine shares one
@@ -15,9 +15,12 @@ tools="${NODEPOOLS_CLUSTER_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/nodepools/clus
 stamp="$tools/bin/.versions"
 # `version=stamped`: the binaries report their release (kube-apiserver's /version says
 # v1.37.2, not v0.0.0-master; controllers such as Kueue's refuse to start on the latter).
-want="kubernetes=$KUBERNETES etcd=$ETCD version=stamped"
+# `controller-manager`: kube-controller-manager is built too (the garbage-collector and namespace
+# controllers the real-engine tests need: the Kubernetes provider deletes in the foreground).
+want="kubernetes=$KUBERNETES etcd=$ETCD version=stamped controller-manager"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "$want" ]] \
-    && [[ -x "$tools/bin/kube-apiserver" && -x "$tools/bin/kube-scheduler" && -x "$tools/bin/etcd" ]]; then
+    && [[ -x "$tools/bin/kube-apiserver" && -x "$tools/bin/kube-scheduler" && -x "$tools/bin/etcd" ]] \
+    && [[ -x "$tools/bin/kube-controller-manager" ]]; then
     echo "cluster tools: present ($want) in $tools/bin"
     exit 0
 fi
@@ -25,7 +28,8 @@ command -v go >/dev/null || { echo "cluster tools: 'go' not found on PATH" >&2; 
 mkdir -p "$tools/src" "$tools/bin"
 start=$(date +%s)
 
-# kube-apiserver + kube-scheduler: one module, one build (they share most packages).
+# kube-apiserver, kube-scheduler, kube-controller-manager: one module, one build (they share most
+# packages).
 k8s_minor_patch="${KUBERNETES#v1.}"          # 37.2
 staging_version="v0.${k8s_minor_patch}"     # v0.37.2
 mod="$tools/src/kubernetes"
@@ -54,6 +58,7 @@ package tools
 import (
 	_ "k8s.io/kubernetes/cmd/kube-apiserver"
 	_ "k8s.io/kubernetes/cmd/kube-scheduler"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager"
 )
 GO
 k8s_minor="${k8s_minor_patch%%.*}"
@@ -64,7 +69,8 @@ build_flags=(-trimpath -ldflags "-s -w")
 (cd "$mod" && go mod tidy -e >/dev/null 2>&1 || true
  cd "$mod" && GOFLAGS=-mod=mod go get "k8s.io/kubernetes@$KUBERNETES" >/dev/null
  cd "$mod" && GOFLAGS=-mod=mod nice -n 10 go build -trimpath -ldflags "$k8s_ldflags" -o "$tools/bin/" \
-     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler)
+     k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler \
+     k8s.io/kubernetes/cmd/kube-controller-manager)
 
 # etcd: its own module (its dependency versions are its own, not kubernetes').
 emod="$tools/src/etcd"
