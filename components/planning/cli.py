@@ -15,7 +15,10 @@ something did, 2 on an error.
 `python -m nodepools schema [--output FILE]`: print the JSON schema of `plan --format json`.
 
 `python -m nodepools pr-comment --body FILE --repo OWNER/NAME --pr N`: post the comment on a
-pull request, or edit the one an earlier run posted."""
+pull request, or edit the one an earlier run posted.
+
+`python -m nodepools doctor --stack NAME [--kubeconfig FILE] [--context C]`: the stack's plan
+held against the live cluster, read only (`python -m nodepools doctor --help`)."""
 
 from __future__ import annotations
 
