@@ -17,6 +17,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from nodepools.specs.core.base import Issue, SpecError
+
 _Key = tuple[type[Any], str, int]
 _OFFERED: ContextVar[Mapping[_Key, tuple[Any, Any]] | None] = ContextVar(
     "nodepools_preflights", default=None
@@ -37,9 +39,41 @@ def offer_preflights(
         _OFFERED.reset(token)
 
 
-def checked(component: Any, name: str, args: Any) -> Any:
-    """`type(component).preflight(name, args)`, or the fleet's result for these very args."""
+def options_issues(opts: Any) -> list[Issue]:
+    """What is wrong with a component's `opts`: Pulumi would fail on it deep in registration
+    (e.g. a string as `provider` fails with "'str' object has no attribute 'package'")."""
+    import pulumi
+
+    if opts is None:
+        return []
+    if not isinstance(opts, pulumi.ResourceOptions):
+        return [Issue("opts", f"{type(opts).__name__} {opts!r} is not a pulumi.ResourceOptions")]
+    issues: list[Issue] = []
+
+    def expect(path: str, value: Any, kind: type[Any], what: str) -> None:
+        if value is not None and not isinstance(value, kind):
+            issues.append(Issue(path, f"{type(value).__name__} {value!r} is not {what}"))
+
+    expect("opts.provider", opts.provider, pulumi.ProviderResource, "a provider resource")
+    expect("opts.parent", opts.parent, pulumi.Resource, "a resource")
+    providers: Any = opts.providers
+    entries: list[tuple[str, Any]] = (
+        [(f"opts.providers.{key}", value) for key, value in providers.items()]
+        if isinstance(providers, Mapping)
+        else [(f"opts.providers[{i}]", value) for i, value in enumerate(providers or [])]
+    )
+    for path, value in entries:
+        expect(path, value, pulumi.ProviderResource, "a provider resource")
+    return issues
+
+
+def checked(component: Any, name: str, args: Any, opts: Any = None) -> Any:
+    """`type(component).preflight(name, args)`, or the fleet's result for these very args;
+    `opts` checked first, so that a wrong option is an error naming it, before anything is
+    registered."""
     cls: Any = component.__class__
+    if issues := options_issues(opts):
+        raise SpecError(f"{cls.__name__} {name!r}", issues)
     offered = (_OFFERED.get() or {}).get((cls, name, id(args)))
     if offered is not None and offered[0] is args:
         return offered[1]

@@ -110,10 +110,7 @@ def test_wheel_installs_exactly_one_top_level_package_with_its_data(dist: Path):
         f"[tool.setuptools] packages?): {sorted(missing_modules)}"
     )
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert (
-        "nodepools = nodepools.cli:run"
-        in zipfile.ZipFile(wheel).read(entry_points).decode()
-    )
+    assert "nodepools = nodepools.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_sdist_carries_the_sources_and_data(dist: Path):

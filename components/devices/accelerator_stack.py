@@ -134,7 +134,7 @@ class AcceleratorStack(pulumi.ComponentResource):
         return replace(info, limits=dict(sorted(limits.items())))
 
     def __init__(self, name: str, args: Any, opts: pulumi.ResourceOptions | None = None):
-        spec: AcceleratorStackArgs = checked(self, name, args)
+        spec: AcceleratorStackArgs = checked(self, name, args, opts)
         self.spec = spec
         releases = plan_releases(name, spec)
         addons = plan_addons(name, spec)

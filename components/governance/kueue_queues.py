@@ -54,7 +54,7 @@ class KueueQueues(pulumi.ComponentResource):
         args: KueueQueuesArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        objects: list[Rendered] = checked(self, name, args)
+        objects: list[Rendered] = checked(self, name, args, opts)
         summary = [{"kind": o.kind, "name": o.object_name, "origin": o.origin} for o in objects]
         super().__init__(self.TYPE, name, {"spec": {"objects": summary}}, opts)
         from nodepools.governance.register import register_manifests

@@ -122,7 +122,7 @@ class PoolPlatforms(pulumi.ComponentResource):
         return cls(name, args, opts)
 
     def __init__(self, name: str, args: Any, opts: pulumi.ResourceOptions | None = None):
-        spec, build = checked(self, name, args)
+        spec, build = checked(self, name, args, opts)
         plan = build.kubernetes
         documents = [
             {"type": d.config_type, "name": d.name, "document": d.document} for d in build.osmo

@@ -53,7 +53,7 @@ class PoolQuotas(pulumi.ComponentResource):
         args: PoolQuotasArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        plan = checked(self, name, args)
+        plan = checked(self, name, args, opts)
         # The quota table is registered as the component's inputs, for `plan` and
         # `pulumi stack export`.
         props = {

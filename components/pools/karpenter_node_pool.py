@@ -112,7 +112,7 @@ class KarpenterNodePool(PoolComponent[CheckedKarpenterPool]):
         args: KarpenterNodePoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        pool: CheckedKarpenterPool = checked(self, name, args)
+        pool: CheckedKarpenterPool = checked(self, name, args, opts)
         manifests = pool.manifests  # the render the preflight validated
         super().__init__(self.TYPE, name, pool, opts)
         self.scheduling = karpenter_scheduling(pool)

@@ -37,7 +37,7 @@ class MachinePool(PoolComponent[ResolvedPool]):
         args: MachinePoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        pool = checked(self, name, args)
+        pool = checked(self, name, args, opts)
         super().__init__(self.TYPE, name, pool, opts)
         self._publish(self._backend().build_pool(name, self.resolved, self))
         self.register_outputs(self._pool_outputs())

@@ -119,7 +119,7 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
         return cls(name, args, opts)
 
     def __init__(self, name: str, args: Any, opts: pulumi.ResourceOptions | None = None):
-        spec: OkeClusterAutoscalerArgs = checked(self, name, args)
+        spec: OkeClusterAutoscalerArgs = checked(self, name, args, opts)
         summary = {
             "authType": spec.addon.auth_type,
             "pools": [

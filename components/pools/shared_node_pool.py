@@ -54,7 +54,7 @@ class SharedNodePool(PoolComponent[ResolvedPool]):
         args: SharedNodePoolArgs | dict[str, Any],
         opts: pulumi.ResourceOptions | None = None,
     ):
-        pool = checked(self, name, args)
+        pool = checked(self, name, args, opts)
         self.pool_description: SharedPoolDescription = describe_shared_pool(pool)
         super().__init__(self.TYPE, name, pool, opts)
         self.scheduling = SchedulingInfo.for_pool(
