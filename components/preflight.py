@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from nodepools.json_values import is_mapping
 from nodepools.specs.core.base import Issue, SpecError
 
 _Key = tuple[type[Any], str, int]
@@ -58,9 +59,9 @@ def options_issues(opts: Any) -> list[Issue]:
     expect("opts.parent", opts.parent, pulumi.Resource, "a resource")
     providers: Any = opts.providers
     entries: list[tuple[str, Any]] = (
-        [(f"opts.providers.{key}", value) for key, value in providers.items()]
-        if isinstance(providers, Mapping)
-        else [(f"opts.providers[{i}]", value) for i, value in enumerate(providers or [])]
+        [(f"opts.providers.{key}", value) for key, value in dict[str, Any](providers).items()]
+        if is_mapping(providers)
+        else [(f"opts.providers[{i}]", value) for i, value in enumerate(list[Any](providers or []))]
     )
     for path, value in entries:
         expect(path, value, pulumi.ProviderResource, "a provider resource")
