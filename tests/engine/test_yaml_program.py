@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from nodepools.fleet.deploy import SECTIONS
 from nodepools.offline import run
 
@@ -107,6 +108,11 @@ def test_the_yaml_example_runs_through_our_component_provider(
 ) -> None:
     work = tmp_path / "yaml"
     shutil.copytree(EXAMPLE, work)
+    # The package's source folder needs the Python language host (not served): the copy names
+    # no package source, so the engine starts the `pulumi-resource-nodepools` launcher on PATH.
+    project = yaml.safe_load((work / "Pulumi.yaml").read_text())
+    project.pop("packages", None)
+    (work / "Pulumi.yaml").write_text(yaml.safe_dump(project))
     engine.cli("stack", "init", STACK, cwd=work)
     objects: list[dict[str, Any]] = []
     try:
