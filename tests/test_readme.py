@@ -78,10 +78,10 @@ def test_readme_examples_use_the_documented_shapes(monkeypatch):
     """Every component a README example creates is given its args in the shapes the
     reference (docs/reference.md) and the package schema document."""
     import nodepools
-    from nodepools.provider.host import _component_kinds
+    from nodepools.provider.host import component_kinds
 
     given: list[tuple[str, type, dict]] = []
-    for component, model in _component_kinds():
+    for component, model in component_kinds():
 
         def __init__(self, name, args=None, *rest, _model=model, **kw):
             if isinstance(args, dict):
