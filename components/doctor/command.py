@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from nodepools.planning.cli import add_stack_arguments
+
 HEALTHY, FINDINGS, ERROR = 0, 1, 2
 
 
@@ -22,29 +24,7 @@ def parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--stack", default="dev", help="stack name: its config is Pulumi.<stack>.yaml (default dev)"
-    )
-    parser.add_argument(
-        "-C",
-        "--cwd",
-        type=Path,
-        default=Path("."),
-        help="the project folder, with its Pulumi.yaml (default: the current folder)",
-    )
-    parser.add_argument(
-        "--stacks-dir",
-        type=Path,
-        help="program and stack files in this folder instead of where Pulumi.yaml says",
-    )
-    parser.add_argument(
-        "-c",
-        "--config",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="config for this run, over the stack file; repeatable",
-    )
+    add_stack_arguments(parser)
     parser.add_argument(
         "--kubeconfig", type=Path, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
     )

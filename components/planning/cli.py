@@ -32,6 +32,33 @@ from typing import Any
 COMPARE_CHANGED = 3  # `plan --compare`: the plan is valid and differs from the base
 
 
+def add_stack_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that say which stack to plan, as `plan` and `doctor` both take them."""
+    parser.add_argument(
+        "--stack", default="dev", help="stack name: its config is Pulumi.<stack>.yaml (default dev)"
+    )
+    parser.add_argument(
+        "-C",
+        "--cwd",
+        type=Path,
+        default=Path("."),
+        help="the project folder, with its Pulumi.yaml (default: the current folder)",
+    )
+    parser.add_argument(
+        "--stacks-dir",
+        type=Path,
+        help="program and stack files in this folder instead of where Pulumi.yaml says",
+    )
+    parser.add_argument(
+        "-c",
+        "--config",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="config for this run, over the stack file (as `pulumi preview -c`); repeatable",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m nodepools",
@@ -42,29 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     plan = commands.add_parser(
         "plan", help="plan a stack offline (no cloud account, no Pulumi CLI)"
     )
-    plan.add_argument(
-        "--stack", default="dev", help="stack name: its config is Pulumi.<stack>.yaml (default dev)"
-    )
-    plan.add_argument(
-        "-C",
-        "--cwd",
-        type=Path,
-        default=Path("."),
-        help="the project folder, with its Pulumi.yaml (default: the current folder)",
-    )
-    plan.add_argument(
-        "--stacks-dir",
-        type=Path,
-        help="program and stack files in this folder instead of where Pulumi.yaml says",
-    )
-    plan.add_argument(
-        "-c",
-        "--config",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="config for this run, over the stack file (as `pulumi preview -c`); repeatable",
-    )
+    add_stack_arguments(plan)
     plan.add_argument(
         "--secret",
         action="append",
