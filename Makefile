@@ -90,7 +90,7 @@ bench-instructions: $(STAMP)
 # The documentation site (mkdocs.yml, docs/) into site/, strict: a broken link or nav entry
 # fails. `make test` builds it too (tests/test_docs.py); `$(BIN)/mkdocs serve` previews it.
 docs: $(STAMP)
-	$(BIN)/mkdocs build --strict --site-dir site
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .typecheck site

@@ -19,10 +19,12 @@ A title is Material's code block title: ```yaml title="Pulumi.dev.yaml"
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -69,9 +71,7 @@ def blocks(path: Path) -> list[Block]:
         if indent and not all(line.startswith(indent) or not line for line in lines[start:end]):
             code = "\n".join(lines[start:end]) + "\n"
         title = _TITLE.search(match["attrs"])
-        found.append(
-            Block(page, start + 1, match["lang"], title["title"] if title else None, code)
-        )
+        found.append(Block(page, start + 1, match["lang"], title["title"] if title else None, code))
         index = end + 1
     return found
 
@@ -87,3 +87,12 @@ def program_source(page_blocks: list[Block]) -> str:
 
 def brings_own_mocks(page_blocks: list[Block]) -> bool:
     return any("set_mocks" in b.code for b in page_blocks)
+
+
+def load_hooks() -> ModuleType:
+    """docs/hooks.py, the MkDocs hook (not a package: loaded from its path)."""
+    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -159,8 +159,8 @@ def _other_public_names() -> list[str]:
             methods = [
                 (attr, value)
                 for attr, value in vars(obj).items()
-                if not attr.startswith("_") and isinstance(value, classmethod | staticmethod)
-                or (not attr.startswith("_") and inspect.isfunction(value))
+                if not attr.startswith("_")
+                and (isinstance(value, classmethod | staticmethod) or inspect.isfunction(value))
             ]
             for attr, value in methods:
                 func = value.__func__ if isinstance(value, classmethod | staticmethod) else value
