@@ -157,13 +157,11 @@ def _other_public_names() -> list[str]:
         if inspect.isclass(obj):
             lines += [f"`nodepools.{name}`: {_summary(obj)}", ""]
             methods = [
-                (attr, value)
+                (attr, func)
                 for attr, value in vars(obj).items()
-                if not attr.startswith("_")
-                and (isinstance(value, classmethod | staticmethod) or inspect.isfunction(value))
+                if (func := _function(obj, attr, value))
             ]
-            for attr, value in methods:
-                func = value.__func__ if isinstance(value, classmethod | staticmethod) else value
+            for attr, func in methods:
                 summary = _summary(func)
                 lines.append(f"- `{attr}{_signature(func)}`" + (f": {summary}" if summary else ""))
             if methods:
@@ -171,6 +169,15 @@ def _other_public_names() -> list[str]:
         else:
             lines += [f"`nodepools.{name}{_signature(obj)}`: {_summary(obj)}", ""]
     return lines
+
+
+def _function(owner: type, attr: str, value: object) -> Any:
+    """The public method `attr` of `owner` (a classmethod bound: its signature has no `cls`)."""
+    if attr.startswith("_"):
+        return None
+    if isinstance(value, classmethod | staticmethod) or inspect.isfunction(value):
+        return getattr(owner, attr)
+    return None
 
 
 def _signature(func: Any) -> str:
