@@ -26,7 +26,7 @@ PENDING = frozenset(
     }
 )
 
-_LINK = re.compile(r"\[(?P<text>[^\]\n]+)\]\((?P<target>[^)\s#]+\.md)(?P<anchor>#[^)\s]*)?\)")
+_LINK = re.compile(r"\[(?P<text>[^\]]+)\]\((?P<target>[^)\s#]+\.md)(?P<anchor>#[^)\s]*)?\)")
 
 
 def absent_pending(docs_dir: Path) -> frozenset[str]:

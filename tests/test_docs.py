@@ -309,9 +309,9 @@ def test_the_hook_leaves_out_only_pending_pages_that_are_absent(tmp_path):
         {"How-to": [{"Pack": "how-to/policy-pack.md"}]},
         {"Gone": "how-to/gone.md"},
     ]
-    text = "[install](../install.md), [pack](policy-pack.md#x), [gone](gone.md)"
+    text = "[install](../install.md), [pack](policy-pack.md#x), [gone](gone.md), [two\nlines](../releases.md)"
     assert hooks.unlink_absent(text, "how-to/page.md", absent) == (
-        "install, [pack](policy-pack.md#x), [gone](gone.md)"
+        "install, [pack](policy-pack.md#x), [gone](gone.md), two\nlines"
     )
 
 
