@@ -54,7 +54,7 @@ def pages() -> list[Path]:
 def blocks(path: Path) -> list[Block]:
     """The fenced blocks of one page, in order (an unclosed fence is a block to its end)."""
     lines = path.read_text().splitlines()
-    page = path.relative_to(ROOT).as_posix()
+    page = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else path.name
     found: list[Block] = []
     index = 0
     while index < len(lines):

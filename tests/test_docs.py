@@ -410,3 +410,18 @@ def test_the_examples_use_the_documented_shapes(monkeypatch):
     assert len(given) >= 20
     problems = [p for where, model, args in given for p in _shape_problems(model, args, where)]
     assert problems == []
+
+
+def test_a_broken_block_is_reported_with_its_page_and_line(tmp_path):
+    page = tmp_path / "broken.md"
+    page.write_text(
+        "# A page\n\n```python\nfrom nodepools import GpuSpotPool\n```\n\nText.\n\n"
+        '```python\nGpuSpotPool("gpu", {"cluster": {"kind": "eks"}, "instance_type": 1})\n```\n'
+    )
+    found = [b for b in blocks(page) if b.lang == "python"]
+    assert [b.line for b in found] == [4, 10]
+    source = program_source(found)
+    with pytest.raises(ProgramError) as failed:
+        run(lambda: exec(compile(source, "broken.md", "exec"), {}))
+    message = _where_it_failed("broken.md", failed.value.__cause__ or failed.value)
+    assert message.startswith("broken.md:10: SpecError: GpuSpotPool 'gpu' is invalid")
