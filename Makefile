@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv plan test lint typecheck unit bench bench-instructions clean cluster-tools cluster-tools-if-go kueue-controller karpenter-kwok engine-tools engine-tools-if-go engine-check
+.PHONY: venv plan test lint typecheck unit bench bench-instructions docs clean cluster-tools cluster-tools-if-go kueue-controller karpenter-kwok engine-tools engine-tools-if-go engine-check
 
 venv: $(STAMP)
 
@@ -87,5 +87,10 @@ bench: $(STAMP)
 bench-instructions: $(STAMP)
 	$(BIN)/python -m benchmarks.instructions
 
+# The documentation site (mkdocs.yml, docs/) into site/, strict: a broken link or nav entry
+# fails. `make test` builds it too (tests/test_docs.py); `$(BIN)/mkdocs serve` previews it.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .typecheck
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis .typecheck site

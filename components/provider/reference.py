@@ -12,6 +12,7 @@ description; nested models get their own tables. The same walk feeds the package
 from __future__ import annotations
 
 import argparse
+import inspect
 import sys
 import typing
 from pathlib import Path
@@ -101,6 +102,8 @@ def render() -> str:
         lines += [
             f"Type token `nodepools:index:{component.__name__}`; args `{args_model.__name__}`.",
             "",
+            f"### {args_model.__name__}",
+            "",
         ]
         lines += _model_table(args_model)
         lines += ["", "Outputs:", ""]
@@ -132,7 +135,75 @@ def render() -> str:
                     nested.setdefault(inner.__name__, inner)
                     queue.append(inner.__name__)
         queue.sort()
+    lines += _other_public_names()
     return "\n".join(lines).rstrip() + "\n"
+
+
+# Public names that are neither components nor models: their docstrings and public methods.
+_OTHER_PUBLIC = ("PoolComponent", "SchedulingInfo", "SpecError", "lookup_accelerator")
+
+
+def _summary(obj: Any) -> str:
+    return " ".join((inspect.getdoc(obj) or "").split("\n\n")[0].split())
+
+
+def _other_public_names() -> list[str]:
+    import nodepools
+
+    lines = ["## Other public names", ""]
+    for name in _OTHER_PUBLIC:
+        obj = getattr(nodepools, name)
+        lines += [f"### {name}", ""]
+        if inspect.isclass(obj):
+            lines += [f"`nodepools.{name}`: {_summary(obj)}", ""]
+            methods = [
+                (attr, func)
+                for attr, value in vars(obj).items()
+                if (func := _function(obj, attr, value))
+            ]
+            for attr, func in methods:
+                summary = _summary(func)
+                lines.append(f"- `{attr}{_signature(func)}`" + (f": {summary}" if summary else ""))
+            if methods:
+                lines.append("")
+        else:
+            lines += [f"`nodepools.{name}{_signature(obj)}`: {_summary(obj)}", ""]
+    return lines
+
+
+def _function(owner: type, attr: str, value: object) -> Any:
+    """The public method `attr` of `owner` (a classmethod bound: its signature has no `cls`)."""
+    if attr.startswith("_"):
+        return None
+    if isinstance(value, classmethod | staticmethod) or inspect.isfunction(value):
+        return getattr(owner, attr)
+    return None
+
+
+def _signature(func: Any) -> str:
+    """`(name: type = default, ...) -> type`, annotations as written (no quotes), no self/cls."""
+    signature = inspect.signature(func)
+    parts: list[str] = []
+    star = False
+    for param in signature.parameters.values():
+        if param.name in ("self", "cls"):
+            continue
+        if param.kind is inspect.Parameter.KEYWORD_ONLY and not star:
+            parts.append("*")
+            star = True
+        text = param.name
+        if param.annotation is not inspect.Parameter.empty:
+            text += f": {_annotation(param.annotation)}"
+        if param.default is not inspect.Parameter.empty:
+            text += f" = {param.default!r}"
+        parts.append(text)
+    returns = signature.return_annotation
+    tail = "" if returns is inspect.Signature.empty else f" -> {_annotation(returns)}"
+    return f"({', '.join(parts)}){tail}"
+
+
+def _annotation(annotation: Any) -> str:
+    return annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
 
 
 def main(argv: list[str] | None = None) -> int:

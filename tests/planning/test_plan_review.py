@@ -311,9 +311,12 @@ def test_out_writes_the_json_plan_and_the_capacity_chart(tmp_path):
     assert svg == capacity_svg(document)  # deterministic: the same plan, the same bytes
 
 
-def test_the_readme_shows_the_sample_comment_as_the_code_writes_it():
+def test_the_docs_show_the_sample_comment_as_the_code_writes_it():
     golden = (ROOT / "tests/golden/plan/review/dev.diff.md").read_text()
-    assert golden.replace(MARKER + "\n", "", 1) in (ROOT / "README.md").read_text()
+    assert (
+        golden.replace(MARKER + "\n", "", 1)
+        in (ROOT / "docs/how-to/ci-plan-comments.md").read_text()
+    )
 
 
 def _undescribed(node: Any, path: str = "") -> list[str]:
