@@ -26,6 +26,7 @@ ORDER = (
     "Karpenter (KWOK): pods without tolerations refused a launch",
     "Karpenter (KWOK): pods refused a launch by the pool's limits",
     "Karpenter (KWOK): upstream example NodePools launched",
+    "Karpenter (KWOK): upstream example NodePools refused (not offered)",
 )
 COUNTS: Counter[str] = Counter()
 

@@ -159,11 +159,12 @@ def apply_ready(
 
 
 def allowed_capacity_types(manifest: dict[str, Any]) -> list[str]:
-    """What the NodePool's capacity-type requirement allows (Karpenter's default: on-demand)."""
+    """What the NodePool's capacity-type requirement allows; without one, every type offered
+    (Karpenter v1 has no default: large-instances.yaml launches spot here)."""
     for r in manifest["spec"]["template"]["spec"].get("requirements", []):
         if r["key"] == CAPACITY_TYPE and r["operator"] == "In":
             return list(r["values"])
-    return ["on-demand"]
+    return ["on-demand", "spot"]
 
 
 def check_node(stack: str, manifest: dict[str, Any], node: Any) -> dict[str, str]:
@@ -189,14 +190,19 @@ def check_node(stack: str, manifest: dict[str, Any], node: Any) -> dict[str, str
 
 
 def launch_and_bind(
-    core: Any, dynamic: Any, plane: ControlPlane, pod: dict[str, Any], pool: str
+    core: Any,
+    dynamic: Any,
+    plane: ControlPlane,
+    pod: dict[str, Any],
+    pool: str,
+    namespace: str = NAMESPACE,
 ) -> dict[str, Any]:
     """Create POD (pending: no node fits); wait for Karpenter's NodeClaim of POOL with its
     Node, registered; play the node's kubelet; wait until kube-scheduler binds the pod there
     and Karpenter calls the NodeClaim Initialized. Returns the NodeClaim."""
     name = pod["metadata"]["name"]
     before = {c["metadata"]["name"] for c in claims_of(dynamic, pool)}
-    core.create_namespaced_pod(NAMESPACE, pod)
+    core.create_namespaced_pod(namespace, pod)
 
     def launched() -> dict[str, Any] | None:
         new = [c for c in claims_of(dynamic, pool) if c["metadata"]["name"] not in before]
@@ -206,7 +212,7 @@ def launch_and_bind(
     claim = wait(f"a registered NodeClaim of NodePool {pool} for pod {name}", launched, plane)
     node = claim["status"]["nodeName"]
     play_kubelet(core, node)
-    wait(f"pod {name} bound to {node}", lambda: bound_node(core, NAMESPACE, name) == node, plane)
+    wait(f"pod {name} bound to {node}", lambda: bound_node(core, namespace, name) == node, plane)
 
     def initialized() -> bool:
         current = next(
