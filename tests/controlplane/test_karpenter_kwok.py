@@ -38,6 +38,7 @@ from tests.controlplane.karpenter_run import (
     karpenter_events,
     play_kubelet,
     registered,
+    resources,
     running_karpenter,
     wait,
     wait_nodepool_ready,
@@ -389,3 +390,46 @@ def test_the_pools_limits_stop_further_launches(
                 )
         assert len(claims) < pods, (stack, name, len(claims), pods)
         count("Karpenter (KWOK): pods refused a launch by the pool's limits", len(refused))
+
+
+def test_karpenters_runtime_validation_refuses_what_our_validator_refuses(
+    karpenter: ControlPlane, dynamic_client: Any
+) -> None:
+    # The control for `apply_ready`: Ready is Karpenter's verdict, not a formality. A
+    # capacity type Karpenter doesn't know passes the NodePool CRD's schema and CEL rules;
+    # Karpenter's runtime validation refuses it (ValidationSucceeded False, not Ready), as our
+    # validator does before anything is registered.
+    from nodepools.specs.core.base import SpecError
+    from nodepools.specs.core.parse import parse_spec
+    from nodepools.specs.karpenter.args import KarpenterNodePoolArgs
+
+    unknown = {"key": CAPACITY_TYPE, "operator": "In", "values": ["preemptible"]}
+    args = {"node_class_name": "default", "requirements": [unknown]}
+    with pytest.raises(SpecError, match="preemptible"):
+        parse_spec(KarpenterNodePoolArgs, args, "refused")
+    node_pools, pools = _node_pools("eks-training")
+    manifest = kwok_node_pool(node_pools[pools[0].name])
+    template = manifest["spec"]["template"]
+    requirements = [
+        unknown if r["key"] == CAPACITY_TYPE else r for r in template["spec"]["requirements"]
+    ]
+    assert unknown in requirements
+    name = "runtime-refused"
+    spec = {**template["spec"], "requirements": requirements}
+    manifest = {
+        **manifest,
+        "metadata": {**manifest["metadata"], "name": name},
+        "spec": {**manifest["spec"], "template": {**template, "spec": spec}},
+    }
+    apply(dynamic_client, KubeObject(name, manifest), dry_run=False)
+    pools_api = resources(dynamic_client, "NodePool")
+
+    def refused() -> dict[str, Any] | None:
+        found = conditions(pools_api.get(name=name).to_dict())
+        validation = found.get("ValidationSucceeded", {})
+        return found if validation.get("status") == "False" else None
+
+    found = wait(f"Karpenter's runtime validation of NodePool {name}", refused, karpenter)
+    assert "preemptible" in found["ValidationSucceeded"]["message"], found
+    assert found.get("Ready", {}).get("status") != "True", found
+    pools_api.delete(name=name)
