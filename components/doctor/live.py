@@ -24,6 +24,9 @@ from nodepools.doctor.fields import Obj, entries
 KARPENTER_GROUP, KARPENTER_VERSIONS = "karpenter.sh", ("v1",)
 KUEUE_GROUP, KUEUE_VERSIONS = "kueue.x-k8s.io", ("v1beta2", "v1beta1")
 REQUEST_TIMEOUT_SECONDS = 15
+# The reason of Karpenter's event on a NodeClaim it deleted because no instance type had
+# capacity (the NodeClaim is gone: the event is all that is left of it).
+INSUFFICIENT_CAPACITY = "InsufficientCapacityError"
 
 
 class ClusterError(Exception):
@@ -43,6 +46,8 @@ class LiveCluster:
     local_queues: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     workloads: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     events: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
+    # Karpenter's Warning events on NodeClaims it deleted because the cloud had no capacity.
+    capacity_events: list[dict[str, Any]] = field(default_factory=list[dict[str, Any]])
     # Which optional APIs the cluster serves (a missing one is reported, not an error).
     has_karpenter: bool = False
     has_kueue: bool = False
@@ -128,6 +133,10 @@ def read_cluster(kubeconfig: Path | None = None, context: str | None = None) -> 
         live.pods = _list(core.list_pod_for_all_namespaces)
         live.events = _list(
             core.list_event_for_all_namespaces, field_selector="reason=FailedScheduling"
+        )
+        live.capacity_events = _list(
+            core.list_event_for_all_namespaces,
+            field_selector=f"reason={INSUFFICIENT_CAPACITY},involvedObject.kind=NodeClaim",
         )
         live.daemonsets = _list(apps.list_daemon_set_for_all_namespaces)
         nodepools = _custom(custom, KARPENTER_GROUP, KARPENTER_VERSIONS, "nodepools")

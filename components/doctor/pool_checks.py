@@ -20,6 +20,8 @@ REPELLING = ("NoSchedule", "NoExecute")
 CORDON_TAINT = "node.kubernetes.io/unschedulable"
 NODEPOOL_LABEL = "karpenter.sh/nodepool"
 CLAIM_STAGES = ("Launched", "Registered", "Initialized")
+# The reason of a condition Karpenter has not reconciled yet (operatorpkg's status package).
+AWAITING = "AwaitingReconciliation"
 
 
 def node_taints(node: Obj) -> list[Taint]:
@@ -143,14 +145,33 @@ def _count_findings(pool: PoolPlan, count: int) -> list[Finding]:
     return []
 
 
+def _claim_failure(stage: str, state: Obj) -> str | None:
+    """Why the NodeClaim is stuck at STAGE, or None while Karpenter is still on it.
+
+    Karpenter marks a launch it could not make `Unknown`, not `False`: the reason is
+    `LaunchFailed` (or the cloud provider's own reason) with the provider's error as message,
+    and it retries until LaunchTimeout (5 minutes), then deletes the NodeClaim. Only the
+    initial `AwaitingReconciliation` is progress. `Registered` and `Initialized` are Unknown
+    while the node joins (NodeNotFound, NodeNotReady, ...): the node's own findings say why.
+    A `False` condition is always a failure."""
+    status, reason = state.get("status"), text(state, "reason")
+    failed = status == "False" or (
+        stage == "Launched" and status == "Unknown" and reason not in ("", AWAITING)
+    )
+    if not failed:
+        return None
+    why = text(state, "message") or reason
+    retry = " (Karpenter retries, then deletes the NodeClaim)" if status == "Unknown" else ""
+    return f"not {stage}{retry}: {why}" if why else f"not {stage}{retry}"
+
+
 def _failed_claims(pool: PoolPlan, claims: Iterable[Obj]) -> list[Finding]:
     found: list[Finding] = []
     for claim in sorted(claims, key=name):
         for stage in CLAIM_STAGES:
             state = condition(claim, stage)
-            if state is not None and state.get("status") == "False":
-                why = text(state, "message") or text(state, "reason")
-                message = f"not {stage}: {why}" if why else f"not {stage}"
+            message = None if state is None else _claim_failure(stage, state)
+            if message is not None:
                 found.append(
                     Finding(
                         pool.name,
@@ -161,6 +182,32 @@ def _failed_claims(pool: PoolPlan, claims: Iterable[Obj]) -> list[Finding]:
                 )
                 break
     return found
+
+
+def _claim_of(nodepool: str, claim: str) -> bool:
+    """Whether CLAIM is a name Karpenter generated for NODEPOOL (`<nodepool>-<suffix>`, the
+    suffix without dashes, so a pool `gpu` doesn't take `gpu-large`'s NodeClaims)."""
+    prefix = f"{nodepool}-"
+    return claim.startswith(prefix) and "-" not in claim[len(prefix) :]
+
+
+def _capacity_findings(pool: PoolPlan, live: LiveCluster) -> list[Finding]:
+    """NodeClaims of the pool Karpenter deleted for insufficient capacity (their events)."""
+    present = {name(c) for c in live.nodeclaims}
+    latest: dict[str, Obj] = {}
+    for event in live.capacity_events:
+        claim = text(event, "involvedObject", "name")
+        if pool.nodepool and _claim_of(pool.nodepool, claim) and claim not in present:
+            latest[claim] = event
+    return [
+        Finding(
+            pool.name,
+            "nodeclaim-insufficient-capacity",
+            f"nodeclaim/{claim}",
+            f"deleted by Karpenter, no capacity: {text(event, 'message')}",
+        )
+        for claim, event in sorted(latest.items())
+    ]
 
 
 def _karpenter_findings(pool: PoolPlan, live: LiveCluster, status: PoolStatus) -> list[Finding]:
@@ -184,7 +231,7 @@ def _karpenter_findings(pool: PoolPlan, live: LiveCluster, status: PoolStatus) -
     used = field(nodepool, "status", "resources")
     for resource, limit in (field(nodepool, "spec", "limits") or dict(pool.limits)).items():
         status.limits[resource] = f"{used.get(resource, 0)}/{limit}"
-    found = _failed_claims(pool, claims)
+    found = _failed_claims(pool, claims) + _capacity_findings(pool, live)
     for resource, used, limit in nodepool_limits(pool, nodepool):
         message = f"uses {used} {resource} of its limit {limit}: Karpenter launches no more nodes"
         found.append(Finding(pool.name, "limits-reached", subject, message))

@@ -22,6 +22,11 @@ ORDER = (
     "ValidatingAdmissionPolicy denials checked",
     "Kueue controller: Jobs admitted / borrowing / held",
     "Karpenter (KWOK): NodeClaims launched from our NodePools",
+    "Karpenter (KWOK): pods bound on the nodes it launched",
+    "Karpenter (KWOK): pods without tolerations refused a launch",
+    "Karpenter (KWOK): pods refused a launch by the pool's limits",
+    "Karpenter (KWOK): upstream example NodePools launched",
+    "Karpenter (KWOK): upstream example NodePools refused (not offered)",
 )
 COUNTS: Counter[str] = Counter()
 
