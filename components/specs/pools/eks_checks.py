@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nodepools.specs.catalog.eks_ami import ami_family
+from nodepools.specs.catalog.eks_ami import ami_family, has_release_parameter
 from nodepools.specs.core.aws_tags import MAX_TAGS
 from nodepools.specs.core.base import Issue
 from nodepools.specs.core.labels import POOL_LABEL
@@ -179,6 +179,15 @@ def check_follow_latest_release(latest: Any, cluster: Any, fields: Fields) -> li
         return []
     if issues := refusals("follow_latest_release", latest, cluster):
         return issues
+    ami_type = getattr(cluster, "ami_type", None)
+    if not has_release_parameter(ami_type):
+        return [
+            Issue(
+                "follow_latest_release",
+                f"{latest.model_dump()!r} can't be used with `cluster.ami_type` {ami_type!r}: "
+                "EKS publishes no release of it to follow; remove one of them",
+            )
+        ]
     return [
         Issue(
             "follow_latest_release",

@@ -63,3 +63,13 @@ class NodeRoleArgs(NodeRoleOptions):
                 }
             ],
         }
+
+    def summary(self) -> dict[str, object]:
+        """The role's spec as its component registers it: the role details (`path`,
+        `permissions_boundary`, `additional_policy_arns`) only when given, so the inputs of
+        a role without them read as they always have."""
+        spec = self.model_dump()
+        for field in ("path", "permissions_boundary", "additional_policy_arns"):
+            if field not in self.model_fields_set:
+                spec.pop(field)
+        return spec
