@@ -346,3 +346,18 @@ def test_where_nothing_answers_no_release_is_pinned():
 def test_following_the_latest_release_refused(args, fragment):
     found = problems({**ADOPTED, "follow_latest_release": {"kubernetes_version": "1.33"}, **args})
     assert fragment in found["follow_latest_release"], found
+
+
+def test_oke_keeps_its_own_boot_volume_when_told_so():
+    capture = build(
+        {**ADOPTED, "cluster": OKE, "instance_type": "VM.GPU.A10.1", "boot_volume_gb": None}
+    )
+    [pool] = capture.by_type(OKE_POOL)
+    assert "bootVolumeSizeInGbs" not in pool.inputs["nodeSourceDetails"]
+    default = build({**ADOPTED, "cluster": OKE, "instance_type": "VM.GPU.A10.1"}).by_type(OKE_POOL)
+    assert default[0].inputs["nodeSourceDetails"]["bootVolumeSizeInGbs"] == "100"
+
+
+def test_rosa_pools_keep_their_labels_exactly():
+    pool = MachinePool.preflight("pool", {**ADOPTED, "cluster": ROSA, "instance_type": "g5.xlarge"})
+    assert pool.labels == {"team": "ml", "workload": "inference"}
