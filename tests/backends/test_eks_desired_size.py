@@ -166,3 +166,20 @@ def test_a_cluster_is_listed_once_per_run_and_again_in_the_next_run():
     assert mocks.calls.count("aws:eks/getNodeGroup:getNodeGroup") == 2
     run(program, mocks=mocks)  # a new run lists again: nothing is kept between runs
     assert mocks.calls.count("aws:eks/getNodeGroups:getNodeGroups") == 2
+
+
+def test_an_adopted_group_is_found_by_its_exact_name_without_identity_tag():
+    adopted = {"scalingConfigs": [{"desiredSize": 1, "minSize": 0, "maxSize": 4}], "tags": {}}
+    mocks = ExistingGroups({"gpu_inference": adopted, name_of("gpu"): group("gpu", 3)})
+    args = {
+        "cluster": EKS,
+        "instance_type": "m5.large",
+        "autoscaling": {"min_replicas": 2, "max_replicas": 4},
+        "labels": {"team": "ml"},
+        "identity_label": False,
+        "node_group_name": "gpu_inference",
+    }
+    capture = run(lambda: MachinePool("gpu", args), mocks=mocks)
+    (node_group,) = capture.by_type(NODE_GROUP)
+    # Its live size 1 is below the new minimum: sent clamped (the other group's 3 is not it).
+    assert node_group.inputs["scalingConfig"]["desiredSize"] == 2
