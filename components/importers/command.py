@@ -16,7 +16,7 @@ from typing import Any
 from nodepools.importers import eks, karpenter, kueue
 from nodepools.importers.differences import compare
 from nodepools.importers.documents import InputError, read_json, read_yaml
-from nodepools.importers.model import Imported
+from nodepools.importers.model import Difference, Imported
 from nodepools.importers.rendering import python_program, report, stack_yaml
 from nodepools.importers.roundtrip import NothingImported, drop_refused_entries, plan
 from nodepools.offline import Capture, ProgramError
@@ -50,44 +50,86 @@ def _parser() -> argparse.ArgumentParser:
                 dest="component",
                 choices=kueue.COMPONENTS,
                 default=kueue.COMPONENTS[0],
-                help="PoolQuotas (departments and projects; default) or KueueQueues (every "
-                "object as written)",
+                help="PoolQuotas (departments and projects), KueueQueues (every object as "
+                "written), or auto (default): PoolQuotas when it renders the objects exactly, "
+                "else KueueQueues",
             )
     return parser
 
 
-def _import(options: argparse.Namespace) -> tuple[Imported, Callable[[Capture], Any], bool]:
-    """(what was imported, how to read the plan's objects, whether fields are quantities)."""
+Result = tuple[Imported, list[Difference]]
+
+
+def _planned(
+    imported: Imported, read_rendered: Callable[[Capture], Any], quantities: bool
+) -> Result:
+    """`imported` without the entries the fleet refuses, and its differences from a plan.
+    Raises NothingImported (carrying `imported`) when no entry is left or the plan fails."""
+    try:
+        drop_refused_entries(imported)
+        capture = plan(imported.config)
+    except NothingImported as exc:
+        exc.imported = imported
+        raise
+    except ProgramError as exc:
+        failed = NothingImported(f"a plan of the configuration failed: {exc.cause}")
+        failed.imported = imported
+        raise failed from None
+    return imported, compare(imported, read_rendered(capture), quantities=quantities)
+
+
+def _kueue(options: argparse.Namespace) -> Result:
+    """`--as auto`: PoolQuotas when a plan of it renders the objects exactly, else KueueQueues
+    (every object as written), saying what PoolQuotas would have changed."""
+    documents = read_yaml(options.files, kueue.KINDS)
+    if options.component != "auto":
+        imported = kueue.import_documents(documents, options.component)
+        return _planned(imported, kueue.rendered, True)
+    try:
+        quotas = _planned(kueue.import_documents(documents, "pool-quotas"), kueue.rendered, True)
+    except NothingImported as exc:
+        refused = sorted({d.why.removeprefix("not importable: ") for d in exc.imported.refused})
+        why = f"PoolQuotas can't say these objects ({'; '.join(refused) or exc})"
+    else:
+        if not quotas[1]:
+            return quotas
+        count = len(quotas[1])
+        why = (
+            f"PoolQuotas would render them with {count} difference{'s' * (count != 1)} "
+            "(`--as pool-quotas` lists them)"
+        )
+    imported, differences = _planned(
+        kueue.import_documents(documents, "kueue-queues"), kueue.rendered, True
+    )
+    imported.notes.append(
+        f"{why}, so the configuration uses KueueQueues, which writes every object as given"
+    )
+    return imported, differences
+
+
+def _import(options: argparse.Namespace) -> Result:
     if options.source == "karpenter":
         documents = read_yaml(options.files, karpenter.KINDS)
-        return karpenter.import_documents(documents), karpenter.rendered, True
+        return _planned(karpenter.import_documents(documents), karpenter.rendered, True)
     if options.source == "kueue":
-        documents = read_yaml(options.files, kueue.KINDS)
-        return kueue.import_documents(documents, options.component), kueue.rendered, True
+        return _kueue(options)
     groups = eks.node_groups(read_json(options.files))
-    return eks.import_node_groups(groups, options.cluster), eks.rendered, False
+    return _planned(eks.import_node_groups(groups, options.cluster), eks.rendered, False)
 
 
 def main(argv: Sequence[str]) -> int:
     options = _parser().parse_args(list(argv))
     command = " ".join(["nodepools", "import", *argv])
     try:
-        imported, read_rendered, quantities = _import(options)
+        imported, differences = _import(options)
     except InputError as exc:
         print(f"nodepools import: {exc}", file=sys.stderr)
         return INVALID
-    try:
-        drop_refused_entries(imported)
-        capture = plan(imported.config)
     except NothingImported as exc:
-        for line in report(imported.refused, 0, options.source)[:-1]:
+        for line in report(exc.imported.refused, 0, options.source)[:-1]:
             print(line, file=sys.stderr)
         print(f"nodepools import: nothing imported: {exc}", file=sys.stderr)
         return NOTHING
-    except ProgramError as exc:
-        print(f"nodepools import: a plan of the configuration failed: {exc.cause}", file=sys.stderr)
-        return NOTHING
-    differences = compare(imported, read_rendered(capture), quantities=quantities)
     header = f"Imported by `{command}`."
     if options.python:
         sys.stdout.write(python_program(imported.config, header))
@@ -95,4 +137,6 @@ def main(argv: Sequence[str]) -> int:
         sys.stdout.write(stack_yaml(imported.config, header))
     for line in report(differences, len(imported.upstream), options.source):
         print(line, file=sys.stderr)
+    for note in imported.notes:
+        print(f"note: {note}", file=sys.stderr)
     return 0

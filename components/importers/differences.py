@@ -77,9 +77,14 @@ def field_differences(
         return [((*path, i), item, ABSENT) for i, item in missing] + [
             ((*path, i), ABSENT, item) for i, item in extra
         ]
-    if upstream is ABSENT and ours is ABSENT:
+    if _empty(upstream) and _empty(ours):
         return []
     return [] if _same(upstream, ours, quantities) else [(path, upstream, ours)]
+
+
+def _empty(value: Any) -> bool:
+    """Absent, null, `[]` or `{}`: the same to an API that omits empty fields."""
+    return value is None or value == [] or value == {}
 
 
 def _contains(items: list[Any], item: Any, quantities: bool) -> bool:

@@ -116,13 +116,13 @@ def _pool_args(imported: Imported, doc: dict[str, Any]) -> tuple[dict[str, Any],
         "capacity_types": [],
         "requirements": snake_keys(template_spec.pop("requirements", [])),
         "taints": template_spec.pop("taints", []),
-        "labels": template_meta.pop("labels", {}),
     }
+    if labels := template_meta.pop("labels", None):
+        args["labels"] = labels
     if annotations := doc["metadata"].get("annotations"):
         args["annotations"] = annotations
-    if labels := doc["metadata"].get("labels"):
+    if doc["metadata"].get("labels"):
         imported.explain(f"{key} metadata.labels", "KarpenterNodePool has no NodePool labels")
-        del labels
     for field, arg in (
         ("startupTaints", "startup_taints"),
         ("expireAfter", "expire_after"),
@@ -143,17 +143,13 @@ def _pool_args(imported: Imported, doc: dict[str, Any]) -> tuple[dict[str, Any],
         imported.explain(f"{key} spec.template.spec.{field}", f"no arg for `{field}`")
     for field in sorted(spec):
         imported.explain(f"{key} spec.{field}", f"no arg for `{field}`")
-    _explain_defaults(imported, key, doc)
+    if "disruption" not in args:
+        imported.explain(
+            f"{key} spec.disruption",
+            "a pool that launches accelerator instances only gets `consolidationPolicy: "
+            "WhenEmpty`, `consolidateAfter: 10m` when no disruption is written",
+        )
     return args, str(ref.get("name", ""))
-
-
-def _explain_defaults(imported: Imported, key: str, doc: dict[str, Any]) -> None:
-    """Why a pool's defaults may add what its author did not write."""
-    imported.explain(
-        f"{key} spec.disruption",
-        "a pool that launches accelerator instances only gets `consolidationPolicy: WhenEmpty`"
-        ", `consolidateAfter: 10m` when no disruption is written; Karpenter fills in the rest",
-    )
 
 
 def import_documents(documents: list[Document]) -> Imported:
@@ -175,7 +171,7 @@ def import_documents(documents: list[Document]) -> Imported:
                 )
                 continue
             used.add(class_name)
-            args["node_class"] = class_args
+            args["node_class"] = dict(sorted(class_args.items()))
             keys.append(object_key("EC2NodeClass", class_name))
             imported.upstream[keys[1]] = classes[class_name]
         else:

@@ -36,6 +36,8 @@ class Imported:
     reasons: list[tuple[str, str]] = field(default_factory=list[tuple[str, str]])
     refused: list[Difference] = field(default_factory=list[Difference])
     default_why: str = "the component renders it this way"
+    # Said once on standard error after the differences (e.g. why another component is used).
+    notes: list[str] = field(default_factory=list[str])
 
     def why(self, where: str) -> str:
         """The reason recorded for the longest prefix of `where`, else the default."""
@@ -56,7 +58,7 @@ def _under(where: str, prefix: str) -> bool:
     if not where.startswith(prefix):
         return False
     rest = where[len(prefix) :]
-    return rest == "" or rest[0] in " .["
+    return rest == "" or rest[0] in " .[/"
 
 
 def object_key(kind: str, name: str, namespace: str | None = None) -> str:

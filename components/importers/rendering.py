@@ -3,9 +3,8 @@ the same components, and the difference report; all in a stable order."""
 
 from __future__ import annotations
 
-import pprint
 import re
-from typing import Any
+from typing import Any, cast
 
 import yaml
 from nodepools.importers.differences import difference_line
@@ -37,9 +36,20 @@ def stack_yaml(config: dict[str, Any], header: str) -> str:
     return comment + body
 
 
-def _literal(value: Any, indent: int) -> str:
-    text = pprint.pformat(value, sort_dicts=False, width=96 - indent)
-    return text.replace("\n", "\n" + " " * indent)
+def _literal(value: Any, indent: int, width: int = 96) -> str:
+    """`value` as Python source: on one line when it fits, else one item per line."""
+    flat = repr(value)
+    if len(flat) + indent <= width or not isinstance(value, dict | list) or not value:
+        return flat
+    inner = " " * (indent + 4)
+    if isinstance(value, dict):
+        items = [
+            f"{inner}{key!r}: {_literal(item, indent + 4, width - len(repr(key)) - 2)},"
+            for key, item in cast("dict[Any, Any]", value).items()
+        ]
+        return "{\n" + "\n".join(items) + "\n" + " " * indent + "}"
+    items = [f"{inner}{_literal(item, indent + 4, width)}," for item in cast("list[Any]", value)]
+    return "[\n" + "\n".join(items) + "\n" + " " * indent + "]"
 
 
 def _variable(name: str) -> str:

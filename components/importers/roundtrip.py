@@ -19,7 +19,10 @@ _ROUNDS = 20  # each round takes out at least one entry; a config has fewer than
 
 
 class NothingImported(ValueError):
-    """No entry of the configuration is valid: the message says why."""
+    """No entry of the configuration is valid: the message says why; `imported` is what was
+    left (its `refused` lists each object and why)."""
+
+    imported: Imported
 
 
 def fleet_config(config: dict[str, Any]) -> dict[str, Any]:
