@@ -9,7 +9,7 @@ string (`9` and `"9"` are one quantity to the API server).
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any
 
 from nodepools.importers.model import Difference, Imported
 from nodepools.json_values import is_dict, is_list
@@ -25,7 +25,7 @@ def normal(value: Any) -> Any:
     if is_dict(value):
         return {key: normal(item) for key, item in value.items()}
     if is_list(value):
-        return [normal(item) for item in cast("list[Any]", value)]
+        return [normal(item) for item in value]
     return value
 
 
@@ -64,7 +64,7 @@ def field_differences(
             )
         return found
     if is_list(upstream) and is_list(ours):
-        left, right = cast("list[Any]", upstream), cast("list[Any]", ours)
+        left, right = upstream, ours
         if len(left) == len(right):
             found = []
             for index, (a, b) in enumerate(zip(left, right, strict=True)):

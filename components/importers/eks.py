@@ -81,7 +81,7 @@ def node_groups(files: list[tuple[str, Any]]) -> list[tuple[str, dict[str, Any]]
     those, `{"nodegroups": [...]}`, or the group itself."""
     found: list[tuple[str, dict[str, Any]]] = []
     for path, data in files:
-        items: list[Any] = cast("list[Any]", data) if is_list(data) else [data]
+        items: list[Any] = data if is_list(data) else [data]
         for item in items:
             if is_dict(item) and is_list(item.get("nodegroups")):
                 items_of = cast("list[Any]", item["nodegroups"])
@@ -126,7 +126,8 @@ def _cluster(clusters: dict[str, dict[str, Any]], name: str, group: dict[str, An
     cluster["subnet_ids"] = list(group.get("subnets") or [])
     if group.get("amiType") not in (None, "CUSTOM"):
         cluster["ami_type"] = group["amiType"]
-    tags = {k: v for k, v in (group.get("tags") or {}).items() if k != "nodepools.dev/pool"}
+    given: dict[str, str] = group.get("tags") or {}
+    tags = {k: v for k, v in given.items() if k != "nodepools.dev/pool"}
     if tags:
         cluster["tags"] = dict(sorted(tags.items()))
     for entry, known in clusters.items():
@@ -139,12 +140,12 @@ def _cluster(clusters: dict[str, dict[str, Any]], name: str, group: dict[str, An
 
 def _pool_args(imported: Imported, key: str, group: dict[str, Any], cluster: str) -> dict[str, Any]:
     args: dict[str, Any] = {"cluster": cluster}
-    types = group.get("instanceTypes") or []
+    types: list[str] = group.get("instanceTypes") or []
     if len(types) == 1:
         args["instance_type"] = types[0]
     elif types:
         args["instance_types"] = list(types)
-    scaling = group.get("scalingConfig") or {}
+    scaling: dict[str, int] = group.get("scalingConfig") or {}
     low, high = scaling.get("minSize", 0), scaling.get("maxSize", 1)
     if low == high:
         args["replicas"] = low
@@ -167,11 +168,12 @@ def _pool_args(imported: Imported, key: str, group: dict[str, Any], cluster: str
     elif capacity == "CAPACITY_BLOCK":
         imported.explain(
             f"{key} capacityType",
-            "a capacity block's reservation id is in the launch template, which describe-nodegroup does not hold: give the pool `capacity_reservation`",
+            "a capacity block's reservation id is in the launch template, which "
+            "describe-nodegroup does not hold: give the pool `capacity_reservation`",
         )
     if "diskSize" in group:
         args["boot_volume_gb"] = group["diskSize"]
-    update = group.get("updateConfig") or {}
+    update: dict[str, int] = group.get("updateConfig") or {}
     if "maxUnavailable" in update:
         args["update"] = {"max_unavailable": update["maxUnavailable"]}
     elif "maxUnavailablePercentage" in update:
@@ -199,17 +201,18 @@ def import_node_groups(groups: list[tuple[str, dict[str, Any]]], cluster_name: s
             imported.refuse(
                 key,
                 "present",
-                "its instance types are in its launch template, which describe-nodegroup does not hold: give the pool `instance_type`",
+                "its instance types are in its launch template, which describe-nodegroup does "
+                "not hold: give the pool `instance_type`",
             )
             continue
         args = _pool_args(imported, key, group, _cluster(clusters, cluster_name, group))
         for field, reason in WHY.items():
             imported.explain(f"{key} {field}", reason)
-    for kind, reason in ADDED.items():
-        imported.explain(kind, reason)
         imported.upstream[key] = {"clusterName": cluster_name, **expected_inputs(group)}
         imported.origins[name] = [key]
         entries.append({"component": COMPONENT, "name": name, **dict(sorted(args.items()))})
+    for kind, reason in ADDED.items():
+        imported.explain(kind, reason)
     if clusters:
         imported.config["nodepools:clusters"] = clusters
     if entries:

@@ -56,7 +56,7 @@ def snake_keys(value: Any) -> Any:
     if is_dict(value):
         return {snake(key): snake_keys(item) for key, item in value.items()}
     if is_list(value):
-        return [snake_keys(item) for item in cast("list[Any]", value)]
+        return [snake_keys(item) for item in value]
     return value
 
 

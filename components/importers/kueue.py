@@ -13,11 +13,11 @@ back to KueueQueues when the fleet refuses the PoolQuotas entry, and says why.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, cast
 
 from nodepools.importers.documents import Document
 from nodepools.importers.model import Imported, object_key
-from nodepools.json_values import is_dict
+from nodepools.json_values import is_dict, is_list
 from nodepools.offline import Capture
 from nodepools.specs.core.kube import format_quantity, parse_amount
 from nodepools.specs.governance.kueue import KINDS as QUEUE_FIELDS
@@ -67,9 +67,24 @@ def kueue_queues(documents: list[Document]) -> Imported:
     return imported
 
 
+def _spec(doc: dict[str, Any]) -> dict[str, Any]:
+    return _dict(doc.get("spec"))
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    """A mapping of a user's object, or {} for anything else (the CRD check reports it)."""
+    return cast("dict[str, Any]", value) if is_dict(value) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if is_list(value) else []
+
+
 def _taints(flavor: dict[str, Any]) -> list[dict[str, Any]]:
     taints: list[dict[str, Any]] = []
-    for toleration in (flavor.get("spec") or {}).get("tolerations") or []:
+    spec: Any = flavor.get("spec") or {}
+    toleration: Any
+    for toleration in _list(spec.get("tolerations")):
         taint = {"key": toleration.get("key"), "effect": toleration.get("effect", "NoSchedule")}
         if "value" in toleration:
             taint["value"] = toleration["value"]
@@ -91,19 +106,22 @@ def _project(
     queue: dict[str, Any], namespaces: dict[str, str], accelerators: dict[str, str]
 ) -> dict[str, Any]:
     name = queue["metadata"]["name"]
-    spec: dict[str, Any] = queue.get("spec") or {}
-    selector = spec.get("namespaceSelector") or {}
-    labels = selector.get("matchLabels") or {} if is_dict(selector) else {}
-    namespace = labels.get(NAMESPACE_LABEL) or namespaces.get(name)
+    spec: Any = queue.get("spec") or {}
+    selector: Any = spec.get("namespaceSelector") or {}
+    labels: Any = selector.get("matchLabels") or {} if is_dict(selector) else {}
+    namespace: str | None = labels.get(NAMESPACE_LABEL) or namespaces.get(name)
     project: dict[str, Any] = {"name": name}
     if namespace and namespace != name:
         project["namespace"] = namespace
     quotas: dict[str, dict[str, Any]] = {}
     limits: dict[str, Any] = {}
-    for group in spec.get("resourceGroups") or []:
-        for flavor in group.get("flavors") or []:
+    group: Any
+    flavor: Any
+    resource: Any
+    for group in _list(spec.get("resourceGroups")):
+        for flavor in _list(group.get("flavors")):
             amounts = quotas.setdefault(flavor["name"], {})
-            for resource in flavor.get("resources") or []:
+            for resource in _list(flavor.get("resources")):
                 quota = _quota_name(resource["name"])
                 if quota == "gpu":
                     accelerators.setdefault(flavor["name"], resource["name"])
@@ -130,15 +148,15 @@ def pool_quotas(documents: list[Document]) -> Imported:
     local = [d for d in docs if d["kind"] == "LocalQueue"]
     namespaces: dict[str, str] = {}
     for queue in local:
-        target = (queue.get("spec") or {}).get("clusterQueue")
+        target = str(_spec(queue).get("clusterQueue"))
         namespaces.setdefault(target, queue["metadata"].get("namespace", "default"))
     accelerators: dict[str, str] = {}
     departments: dict[str, list[dict[str, Any]]] = {}
     for queue in queues:
-        cohort = (queue.get("spec") or {}).get("cohortName") or queue["metadata"]["name"]
+        cohort: str = _spec(queue).get("cohortName") or queue["metadata"]["name"]
         departments.setdefault(cohort, []).append(_project(queue, namespaces, accelerators))
-    parents = {
-        (c.get("spec") or {}).get("parentName") for n, c in cohorts.items() if n in departments
+    parents: set[str | None] = {
+        _spec(c).get("parentName") for n, c in cohorts.items() if n in departments
     }
     organization = next(iter(parents)) if len(parents) == 1 and None not in parents else None
     pools = [_pool(flavor, departments, accelerators) for flavor in flavors]
@@ -149,8 +167,8 @@ def pool_quotas(documents: list[Document]) -> Imported:
     }
     if organization:
         args["organization"] = organization
-    reclaims = {
-        (q.get("spec") or {}).get("preemption", {}).get("reclaimWithinCohort") for q in queues
+    reclaims: set[str | None] = {
+        _dict(_spec(q).get("preemption")).get("reclaimWithinCohort") for q in queues
     }
     if len(reclaims) == 1 and (reclaim := next(iter(reclaims))) in RECLAIM:
         args["reclaim"] = reclaim
@@ -187,7 +205,8 @@ def _pool(
     totals: dict[str, list[Any]] = {}
     for projects in departments.values():
         for project in projects:
-            for quota, value in (project["quotas"].get(name) or {}).items():
+            amounts: dict[str, Any] = project["quotas"].get(name) or {}
+            for quota, value in amounts.items():
                 totals.setdefault(quota, []).append(value)
     if gpus := totals.get("gpu"):
         pool["gpus"] = sum(int(v) for v in gpus)

@@ -21,7 +21,8 @@ class _Dumper(yaml.SafeDumper):
 
 def _text(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
     style = "|" if "\n" in value and not re.search(r"[ \t]\n|[^\x20-\x7e\n]", value) else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+    # PyYAML's stubs leave the representer's methods untyped.
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)  # pyright: ignore[reportUnknownMemberType]
 
 
 _Dumper.add_representer(str, _text)
@@ -61,7 +62,8 @@ def python_program(config: dict[str, Any], header: str) -> str:
     """A program making the same components with the public API (`import nodepools`)."""
     lines = [f'"""{header.strip()}\n"""', "", "import nodepools", ""]
     clusters: dict[str, str] = {}
-    for name, cluster in (config.get(CLUSTERS) or {}).items():
+    declared: dict[str, dict[str, Any]] = config.get(CLUSTERS) or {}
+    for name, cluster in declared.items():
         variable = clusters[name] = _variable(name)
         fields = dict(cluster)
         lines.append(f"{variable} = nodepools.{_CLUSTER_CLASSES[cluster['kind']]}(")
