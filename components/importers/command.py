@@ -126,7 +126,7 @@ def main(argv: Sequence[str]) -> int:
         print(f"nodepools import: {exc}", file=sys.stderr)
         return INVALID
     except NothingImported as exc:
-        for line in report(exc.imported.refused, 0, options.source)[:-1]:
+        for line in report(sorted(exc.imported.refused), 0, options.source)[:-1]:
             print(line, file=sys.stderr)
         print(f"nodepools import: nothing imported: {exc}", file=sys.stderr)
         return NOTHING

@@ -53,6 +53,11 @@ def field_differences(
 ) -> list[tuple[tuple[Any, ...], Any, Any]]:
     """(path, upstream value, our value) of every leaf that differs. Lists of one length
     are compared item by item; otherwise the items only one side has are listed."""
+    # An absent mapping is an empty one: compare inside it, so each key is its own line.
+    if is_dict(upstream) and _empty(ours):
+        ours = {}
+    elif is_dict(ours) and _empty(upstream):
+        upstream = {}
     if is_dict(upstream) and is_dict(ours):
         found: list[tuple[tuple[Any, ...], Any, Any]] = []
         for key in sorted({*upstream, *ours}, key=str):

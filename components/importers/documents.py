@@ -55,6 +55,15 @@ def read_yaml(paths: list[str], kinds: tuple[str, ...]) -> list[Document]:
         except yaml.YAMLError as exc:
             raise InputError(f"{path}: not valid YAML ({exc})") from None
         documents += _objects(path, [item for item in loaded if item is not None], kinds)
+    seen: dict[tuple[str, str | None, str], str] = {}
+    for document in documents:
+        metadata = document.data["metadata"]
+        key = (document.data["kind"], metadata.get("namespace"), metadata["name"])
+        if key in seen:
+            raise InputError(
+                f"{document.where}: {key[0]} {key[2]!r} is given twice (also {seen[key]}); keep one"
+            )
+        seen[key] = document.where
     return documents
 
 
