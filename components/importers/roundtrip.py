@@ -35,6 +35,8 @@ def drop_refused_entries(imported: Imported) -> None:
     stood for as not importable (with the fleet's problems); raises NothingImported when a
     problem is not an entry's or no entry is left."""
     for _ in range(_ROUNDS):
+        if not imported.upstream:
+            raise NothingImported("no object could be imported")
         try:
             validate_fleet(fleet_config(imported.config))
         except SpecError as exc:
