@@ -128,7 +128,12 @@ def _project(
                 amounts[quota] = _amount(resource["name"], resource.get("nominalQuota", 0))
                 if "borrowingLimit" in resource:
                     limits.setdefault(quota, _amount(resource["name"], resource["borrowingLimit"]))
-    project["quotas"] = quotas
+    # A quota of 0 is what PoolQuotas gives every pool a project has none on.
+    project["quotas"] = {
+        pool: nonzero
+        for pool, amounts in quotas.items()
+        if (nonzero := {k: v for k, v in sorted(amounts.items()) if str(v) != "0"})
+    }
     if limits:
         zero = all(str(value) == "0" for value in limits.values())
         project["over_quota"] = False if zero else limits

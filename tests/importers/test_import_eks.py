@@ -48,13 +48,15 @@ EXPECTED = {
         "Tag/money-asg-tag-label-pool",
         "Tag/money-asg-tag-taint-pool",
     ],
-    "launch-template.json": sorted(
-        [
-            *(f"NodeGroup/example {w}" for w in [*NAMING, *IDENTITY]),
-            *(f"NodeGroup/example launchTemplate.{f}" for f in ("id", "name", "version")),
-        ]
-    )
-    + ["Tag/example-asg-tag-label-nodepools.dev-pool"],
+    "launch-template.json": [
+        *sorted(
+            [
+                *(f"NodeGroup/example {w}" for w in [*NAMING, *IDENTITY]),
+                *(f"NodeGroup/example launchTemplate.{f}" for f in ("id", "name", "version")),
+            ]
+        ),
+        "Tag/example-asg-tag-label-nodepools.dev-pool",
+    ],
 }
 
 
