@@ -72,6 +72,7 @@ def _tag_terms(imported: Imported, where: str, terms: Any) -> list[dict[str, str
 
 def _class_args(imported: Imported, doc: dict[str, Any]) -> dict[str, Any] | None:
     key = object_key("EC2NodeClass", doc["metadata"]["name"])
+    imported.explain(f"{key} apiVersion", "KarpenterNodePool writes Karpenter v1 objects")
     spec: dict[str, Any] = dict(doc.get("spec") or {})
     args: dict[str, Any] = {"name": doc["metadata"]["name"]}
     if annotations := doc["metadata"].get("annotations"):
@@ -101,6 +102,7 @@ def _class_args(imported: Imported, doc: dict[str, Any]) -> dict[str, Any] | Non
 def _pool_args(imported: Imported, doc: dict[str, Any]) -> tuple[dict[str, Any], str]:
     """The args of one NodePool (without its node class) and the class it names."""
     key = object_key("NodePool", doc["metadata"]["name"])
+    imported.explain(f"{key} apiVersion", "KarpenterNodePool writes Karpenter v1 objects")
     spec: dict[str, Any] = dict(doc.get("spec") or {})
     template: dict[str, Any] = dict(spec.pop("template", None) or {})
     template_meta: dict[str, Any] = dict(template.pop("metadata", None) or {})
