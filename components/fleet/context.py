@@ -35,6 +35,8 @@ class FleetContext:
     device_clusters: dict[str, str] = field(default_factory=dict)
     # Pool entry -> what its nodes advertise once an AcceleratorStack serves it.
     advertised: dict[str, Any] = field(default_factory=dict)
+    # The node labels and selector of each managed pool (`fleet.selectors`).
+    pool_labels: list[Any] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

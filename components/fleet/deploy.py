@@ -24,6 +24,7 @@ from nodepools._lazy import deferred
 from nodepools.fleet.context import FleetContext, FleetEntry, cluster_handle
 from nodepools.fleet.devices import label_served_pools, prepare_devices
 from nodepools.fleet.oke_autoscalers import build_oke_autoscalers
+from nodepools.fleet.selectors import ClaimedLabels, shared_selector_problem
 from nodepools.preflight import offer_preflights
 from nodepools.specs.clusters.targets import ClusterTarget
 from nodepools.specs.core.base import (
@@ -35,6 +36,7 @@ from nodepools.specs.core.base import (
     join_path,
 )
 from nodepools.specs.pools.protocol import NodeClassPool, ResolvedPoolProtocol
+from nodepools.specs.pools.resolve import ResolvedPool
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 PROJECT = "nodepools"
@@ -348,6 +350,11 @@ def _claim_pool_names(
         )
     if isinstance(pool, NodeClassPool):
         _claim_node_class_name(pool, name, model, cluster, path, ctx)
+    if isinstance(pool, ResolvedPool):
+        claim = ClaimedLabels(cluster, path, pool.labels, pool.node_selector, pool.identity_label)
+        if problem := shared_selector_problem(claim, ctx.pool_labels):
+            raise _refuse(f"{path}.identity_label", problem)
+        ctx.pool_labels.append(claim)
     ctx.pool_names[where] = path
 
 

@@ -35,7 +35,7 @@ class NodeRole(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ):
         spec = parse_spec(NodeRoleArgs, args, f"NodeRole {name!r}")
-        super().__init__(self.TYPE, name, {"spec": spec.model_dump()}, opts)
+        super().__init__(self.TYPE, name, {"spec": spec.summary()}, opts)
         from nodepools.backends.eks.iam import build_node_role
 
         built = build_node_role(name, spec, self)

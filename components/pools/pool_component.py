@@ -71,6 +71,9 @@ class PoolComponent(pulumi.ComponentResource, Generic[PoolT]):
         self.scheduling = SchedulingInfo.for_pool(
             pool.pool_name, pool.taints, pool.node_accelerator, extra_limits=pool.extra_limits
         )
+        if isinstance(pool, ResolvedPool) and not pool.identity_label:
+            self.scheduling = managed_pool_scheduling(pool)
+            pulumi.log.info(without_identity_note(pool), resource=self)
 
     def _backend(self) -> ModuleType:
         """The cloud backend of the pool; constructors call its `build_pool` themselves
@@ -108,6 +111,28 @@ class PoolComponent(pulumi.ComponentResource, Generic[PoolT]):
         if self._node_role_arn is not None:
             outputs["node_role_arn"] = self._node_role_arn
         return outputs
+
+
+def managed_pool_scheduling(pool: ResolvedPool) -> SchedulingInfo:
+    """A managed pool's scheduling info: selected by its identity label, or, without one
+    (`identity_label: false`), by every label it gives its nodes."""
+    return SchedulingInfo.for_pool(
+        pool.pool_name,
+        pool.taints,
+        pool.node_accelerator,
+        extra_selector=pool.node_selector,
+        identity_label=pool.identity_label,
+        extra_limits=pool.extra_limits,
+    )
+
+
+def without_identity_note(pool: ResolvedPool) -> str:
+    """What the plan and `pulumi preview` say of a pool without its identity label."""
+    return (
+        f"pool {pool.pool_name!r} has no identity label (`identity_label: false`): its "
+        f"scheduling info selects its nodes by its labels {pool.node_selector}, so no other "
+        "pool's nodes may carry all of them"
+    )
 
 
 def is_managed_pool(component: object) -> TypeGuard[PoolComponent[ResolvedPool]]:

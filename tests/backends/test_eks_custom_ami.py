@@ -122,7 +122,7 @@ def test_in_preview_unknown_details_leave_the_user_data_unknown():
 @pytest.mark.parametrize(
     ("cluster", "args", "path", "fragment"),
     [
-        ({**CLUSTER, "ami_type": "AL2023_x86_64_NVIDIA"}, {}, "ami_id", "`cluster.ami_type`"),
+        ({**CLUSTER, "ami_type": "AL2_x86_64_GPU"}, {}, "ami_id", "`cluster.ami_type`"),
         (CLUSTER, {"release_version": "1.33.0-20250704"}, "ami_id", "`release_version`"),
         (EKS, {}, "ami_id", "`cluster.endpoint`, `cluster.certificate_authority`, `cluster.service_cidr`"),
         ({**CLUSTER, "service_cidr": None}, {}, "ami_id", "`cluster.service_cidr`"),

@@ -1,5 +1,6 @@
-"""A pool's custom AMI (`ami_id`): the complete nodeadm NodeConfig its launch
-template's user data carries.
+"""A pool's custom AMI (`ami_id`): the complete user data its launch template carries, a
+nodeadm NodeConfig (AL2023) or Bottlerocket's TOML settings (`ami_family: bottlerocket`,
+`backends.eks.bottlerocket`).
 
 EKS merges its own bootstrap (cluster name, API server endpoint, certificate authority,
 service CIDR) into the user data of EKS-optimized AMIs only; with a custom AMI the user data
@@ -16,7 +17,9 @@ import base64
 from typing import Any
 
 import pulumi
+from nodepools.backends.eks.bottlerocket import custom_ami_settings, pool_settings, toml_document
 from nodepools.backends.eks.launch_template import mime_user_data, node_config_document
+from nodepools.specs.pools.eks_settings import node_os
 from nodepools.specs.pools.node_settings import NodeConfig
 from nodepools.specs.pools.resolve import ResolvedPool
 
@@ -64,15 +67,23 @@ def custom_ami_node_config(
     return {**document, "spec": spec}
 
 
+def _base64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
 def custom_ami_user_data(pool: ResolvedPool, labels: dict[str, str]) -> pulumi.Output[str]:
-    """The launch template's base64 user data, once the cluster's details are known."""
+    """The launch template's base64 user data, once the cluster's details are known: a
+    NodeConfig for an AL2023 AMI, TOML settings for a Bottlerocket one (`ami_family`)."""
     cluster = pool.cluster
     script = pool.node_config.user_data if pool.node_config is not None else None
 
     def render(values: list[Any]) -> str:
         name, endpoint, authority, cidr = (None if v is None else str(v) for v in values)
+        if pool.ami_family == "bottlerocket":
+            settings = custom_ami_settings(pool, labels, name, endpoint, authority, cidr)
+            return _base64(toml_document(settings))
         document = custom_ami_node_config(pool, labels, name, endpoint, authority, cidr)
-        return base64.b64encode(mime_user_data(document, script).encode()).decode()
+        return _base64(mime_user_data(document, script))
 
     return pulumi.Output.all(
         cluster.cluster_name, cluster.endpoint, cluster.certificate_authority, cluster.service_cidr
@@ -82,11 +93,14 @@ def custom_ami_user_data(pool: ResolvedPool, labels: dict[str, str]) -> pulumi.O
 def launch_template_user_data(
     pool: ResolvedPool, labels: dict[str, str]
 ) -> pulumi.Output[str] | str | None:
-    """The user data of the pool's launch template: the complete NodeConfig of a custom AMI,
-    the pool's NodeConfig part for EKS to merge with its own, or none."""
+    """The user data of the pool's launch template: the complete user data of a custom AMI,
+    the pool's part for EKS to merge with its own (a NodeConfig, or Bottlerocket TOML
+    settings on a Bottlerocket `cluster.ami_type`), or none."""
     if pool.ami_id is not None:
         return custom_ami_user_data(pool, labels)
     if pool.node_config is None:
         return None
+    if node_os(None, None, pool.cluster.ami_type) == "bottlerocket":
+        return _base64(toml_document(pool_settings(pool.node_config)))
     document = node_config_document(pool.node_config)
-    return base64.b64encode(mime_user_data(document, pool.node_config.user_data).encode()).decode()
+    return _base64(mime_user_data(document, pool.node_config.user_data))

@@ -3,7 +3,9 @@ the `NodeRole` component and for a pool whose cluster names no role."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections import Counter
 from dataclasses import dataclass
 
 import pulumi
@@ -38,6 +40,8 @@ def build_node_role(name: str, args: NodeRoleArgs, parent: pulumi.Resource) -> B
         name_prefix=args.role_name_prefix(),
         assume_role_policy=json.dumps(args.trust_policy(), sort_keys=True),
         description="EKS nodes (nodepools NodeRole)",
+        path=args.path if args.path != "/" else None,
+        permissions_boundary=args.permissions_boundary,
         tags=dict(args.tags) or None,
         opts=child,
     )
@@ -46,15 +50,31 @@ def build_node_role(name: str, args: NodeRoleArgs, parent: pulumi.Resource) -> B
             f"{name}-{NODE_POLICIES[policy]}", role=role.name, policy_arn=arn, opts=child
         )
         for policy, arn in args.policy_arns().items()
+    ) + tuple(
+        aws.iam.RolePolicyAttachment(child_name, role=role.name, policy_arn=arn, opts=child)
+        for arn, child_name in additional_policy_names(name, args.additional_policy_arns).items()
     )
     return BuiltNodeRole(role=role, attachments=attachments)
+
+
+def additional_policy_names(name: str, arns: list[str]) -> dict[str, str]:
+    """Child names of the additional attachments: `<name>-policy-<policy name>`, with a
+    short digest of the ARN where two policies share a name (another path or account)."""
+    readable = {arn: f"{name}-policy-{arn.rsplit('/', 1)[-1]}" for arn in arns}
+    taken = Counter(readable.values())
+    return {
+        arn: child
+        if taken[child] == 1
+        else f"{child}-{hashlib.sha256(arn.encode()).hexdigest()[:8]}"
+        for arn, child in readable.items()
+    }
 
 
 def build_pool_node_role(name: str, args: NodeRoleArgs, parent: pulumi.Resource) -> PoolNodeRole:
     """The role of a pool whose cluster names none: a `NodeRole` component `name` (type,
     inputs, children and outputs as the component registers them), child of `parent`."""
     component = pulumi.ComponentResource(
-        NODE_ROLE_TYPE, name, {"spec": args.model_dump()}, pulumi.ResourceOptions(parent=parent)
+        NODE_ROLE_TYPE, name, {"spec": args.summary()}, pulumi.ResourceOptions(parent=parent)
     )
     built = build_node_role(name, args, component)
     component.register_outputs({"role_arn": built.role.arn, "role_name": built.role.name})

@@ -18,7 +18,8 @@ import pulumi
 import pulumi_aws as aws
 import yaml
 from nodepools.backends.eks.network import build_network, pool_tags
-from nodepools.specs.catalog.eks_ami import container_volume_device
+from nodepools.specs.catalog.eks_ami import container_volume_device, family_volume_device
+from nodepools.specs.pools.eks_settings import LaunchTemplateOptions, launch_template_reasons
 from nodepools.specs.pools.node_settings import (
     MIME_BOUNDARY,
     BootVolume,
@@ -32,14 +33,36 @@ NODEADM_API = "node.eks.aws/v1alpha1"
 
 def needs_launch_template(pool: ResolvedPool) -> bool:
     """Whether the pool sets anything only a launch template can carry."""
-    network = pool.network
-    return (
-        any(
-            x is not None
-            for x in (pool.node_config, pool.metadata_options, pool.boot_volume, pool.ami_id)
+    return bool(launch_template_reasons(vars(pool)))
+
+
+# The resource types of a launch template's `tag_specifications` that `instance_tags` go
+# on (terraform-aws-eks `tag_specifications`' default).
+INSTANCE_TAG_RESOURCES = ("instance", "volume", "network-interface")
+
+
+def tag_specifications(
+    pool: ResolvedPool,
+) -> list[aws.ec2.LaunchTemplateTagSpecificationArgs] | None:
+    """`instance_tags` on every instance, volume and network interface the group launches."""
+    if not pool.instance_tags:
+        return None
+    return [
+        aws.ec2.LaunchTemplateTagSpecificationArgs(
+            resource_type=resource, tags=dict(pool.instance_tags)
         )
-        or pool.capacity_reservation is not None
-        or (network is not None and (network.efa or network.placement_group is not None))
+        for resource in INSTANCE_TAG_RESOURCES
+    ]
+
+
+def metadata_options(pool: ResolvedPool) -> aws.ec2.LaunchTemplateMetadataOptionsArgs:
+    options = pool.metadata_options or MetadataOptions()
+    return aws.ec2.LaunchTemplateMetadataOptionsArgs(
+        http_endpoint=options.http_endpoint,
+        http_tokens=options.http_tokens,
+        http_put_response_hop_limit=options.http_put_response_hop_limit,
+        instance_metadata_tags=options.instance_metadata_tags,
+        http_protocol_ipv6=options.http_protocol_ipv6,
     )
 
 
@@ -64,6 +87,8 @@ def node_config_document(config: NodeConfig) -> dict[str, Any]:
     if config.max_pods is not None:
         kubelet["maxPods"] = config.max_pods
     spec: dict[str, Any] = {"kubelet": {"config": kubelet}} if kubelet else {}
+    if config.local_storage is not None:
+        spec["instance"] = {"localStorage": {"strategy": config.local_storage}}
     return {"apiVersion": NODEADM_API, "kind": "NodeConfig", "spec": spec}
 
 
@@ -85,13 +110,19 @@ def block_device_mapping(
     """The volume that holds containers and images: `boot_volume` in full, or
     `boot_volume_gb` (or the accelerator default) with the volume defaults; None leaves the
     AMI's volumes as they are. It is the root volume /dev/xvda, except on a Bottlerocket
-    `ami_type` its data volume /dev/xvdb: Bottlerocket's OS volume keeps the AMI's size
-    (listing it here would resize the OS, not the room for images)."""
+    `ami_type` (or custom `ami_family`) its data volume /dev/xvdb: Bottlerocket's OS volume
+    keeps the AMI's size (listing it here would resize the OS, not the room for images)."""
     if pool.boot_volume is None and pool.boot_volume_gb is None:
         return None
     volume = pool.boot_volume or BootVolume()
+    # A custom Bottlerocket AMI keeps images on its data volume as the EKS-optimized one.
+    device = (
+        family_volume_device(pool.ami_family)
+        if pool.ami_family is not None
+        else container_volume_device(ami_type)
+    )
     return aws.ec2.LaunchTemplateBlockDeviceMappingArgs(
-        device_name=container_volume_device(ami_type),
+        device_name=device,
         ebs=aws.ec2.LaunchTemplateBlockDeviceMappingEbsArgs(
             volume_size=pool.boot_volume_gb,
             volume_type=volume.type,
@@ -118,9 +149,9 @@ def build_launch_template(
 
     A Capacity Block pool names its instance type here (EKS takes it from the template and
     the node group names none) with the `capacity-block` market type."""
-    options = pool.metadata_options or MetadataOptions()
     mapping = block_device_mapping(pool, ami_type)
     network = build_network(name, pool, parent)
+    extra = pool.launch_template or LaunchTemplateOptions()
     return aws.ec2.LaunchTemplate(
         f"{name}-launch-template",
         instance_type=pool.instance_type if pool.capacity_block else None,
@@ -132,14 +163,17 @@ def build_launch_template(
         capacity_reservation_specification=capacity_reservation_specification(pool),
         network_interfaces=network.network_interfaces,
         placement=network.placement,
-        metadata_options=aws.ec2.LaunchTemplateMetadataOptionsArgs(
-            http_endpoint=options.http_endpoint,
-            http_tokens=options.http_tokens,
-            http_put_response_hop_limit=options.http_put_response_hop_limit,
-        ),
+        metadata_options=metadata_options(pool),
         block_device_mappings=[mapping] if mapping is not None else None,
         image_id=pool.ami_id,
         user_data=user_data,
+        key_name=extra.key_name,
+        monitoring=aws.ec2.LaunchTemplateMonitoringArgs(enabled=extra.detailed_monitoring)
+        if extra.detailed_monitoring is not None
+        else None,
+        # The provider types this flag as a string.
+        ebs_optimized=None if extra.ebs_optimized is None else str(extra.ebs_optimized).lower(),
+        tag_specifications=tag_specifications(pool),
         tags=pool_tags(pool),
         opts=pulumi.ResourceOptions(parent=parent),
     )

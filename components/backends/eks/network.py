@@ -37,8 +37,10 @@ def pool_subnet_ids(pool: ResolvedPool) -> pulumi.Input[list[pulumi.Input[str]]]
 
 
 def pool_tags(pool: ResolvedPool) -> dict[str, str]:
-    """The AWS tags of everything an EKS pool makes: the cluster's, and the pool's name."""
-    return {**pool.cluster.tags, POOL_LABEL: pool.pool_name}
+    """The AWS tags of everything an EKS pool makes: the cluster's, the pool's own `tags`,
+    and its name (unless `identity_label` is false)."""
+    identity = {POOL_LABEL: pool.pool_name} if pool.identity_label else {}
+    return dict(sorted({**pool.cluster.tags, **pool.tags, **identity}.items()))
 
 
 def efa_security_group(
@@ -74,14 +76,16 @@ def efa_security_group(
 
 
 def efa_interfaces(
-    count: int, security_groups: pulumi.Input[list[str]]
+    count: int, security_groups: pulumi.Input[list[str]], *, efa_only: bool = False
 ) -> list[aws.ec2.LaunchTemplateNetworkInterfaceArgs]:
-    """One EFA interface per network card: card 0 the primary (device 0), others device 1."""
+    """One EFA interface per network card: card 0 the primary (device 0), others device 1;
+    with `efa_only`, cards 1 and up `efa-only` (no IP address), card 0 `efa` (the primary
+    interface needs an IP; terraform-aws-eks `enable_efa_only`)."""
     return [
         aws.ec2.LaunchTemplateNetworkInterfaceArgs(
             network_card_index=card,
             device_index=0 if card == 0 else 1,
-            interface_type="efa",
+            interface_type="efa-only" if efa_only and card > 0 else "efa",
             security_groups=security_groups,
             # The provider types this flag as a string.
             delete_on_termination="true",
@@ -102,7 +106,7 @@ def build_network(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> Poo
         security_groups = pulumi.Output.all(group.id, network.security_group_ids).apply(
             lambda found: [found[0], *found[1]]
         )
-        interfaces = efa_interfaces(pool.efa_interfaces, security_groups)
+        interfaces = efa_interfaces(pool.efa_interfaces, security_groups, efa_only=network.efa_only)
     placement = None
     if network.placement_group == CREATE_CLUSTER_GROUP:
         created = aws.ec2.PlacementGroup(

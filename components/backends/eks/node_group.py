@@ -18,8 +18,13 @@ from nodepools.backends.eks.launch_template import (
     node_group_launch_template,
 )
 from nodepools.backends.eks.network import pool_subnet_ids, pool_tags
-from nodepools.backends.eks.scaling import DESIRED_SIZE_PATH, DesiredSize, desired_size
-from nodepools.specs.catalog.eks_ami import default_ami_type
+from nodepools.backends.eks.scaling import (
+    DESIRED_SIZE_PATH,
+    DesiredSize,
+    GroupIdentity,
+    desired_size,
+)
+from nodepools.specs.catalog.eks_ami import default_ami_type, release_parameter
 from nodepools.specs.pools.capacity_reservation import capacity_block_update_note
 from nodepools.specs.pools.eks_tags import (
     CA_TEMPLATE,
@@ -56,6 +61,18 @@ def ami_type_for(pool: ResolvedPool) -> str | None:
         return pool.cluster.ami_type
     resource = pool.accelerator.resource if pool.accelerator is not None else None
     return default_ami_type(pool.instance_type, resource)
+
+
+def latest_release_version(pool: ResolvedPool, ami_type: str | None) -> pulumi.Output[str] | None:
+    """`follow_latest_release`: the release in the AMI type's public SSM parameter, read at
+    each preview and `up` (an invoke, not a resource). Where nothing answers the read
+    (mocks, the offline planner) the value is None and no release is pinned."""
+    latest = pool.follow_latest_release
+    if latest is None:
+        return None
+    name = release_parameter(ami_type, latest.kubernetes_version)
+    # The provider marks parameter values secret; a public release number is not one.
+    return pulumi.Output.unsecret(aws.ssm.get_parameter_output(name=name).value)
 
 
 def capacity_type(pool: ResolvedPool) -> str:
@@ -109,8 +126,8 @@ def first_asg_name(resources: Sequence[aws.eks.outputs.NodeGroupResource] | None
 def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltPool:
     """One managed node group (plus scale-from-zero tags when autoscaled).
 
-    The group is named by `node_group_name_prefix` (`<pool>-` and a unique suffix), never a
-    fixed `node_group_name`: instance types, AMI type, capacity type, disk size, subnets and
+    The group is named by `node_group_name_prefix` (`<pool>-` and a unique suffix) unless
+    the pool gives `node_group_name` (an adopted group's), rather than a fixed name: instance types, AMI type, capacity type, disk size, subnets and
     role can only change by replacing the group, and Pulumi replaces create-before-delete,
     so a fixed name fails with `ResourceInUseException: NodeGroup already exists`. The
     new group comes up before the old one drains, which delete-before-replace would not
@@ -120,10 +137,15 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     """
     cluster = pool.cluster
     prefix = node_group_name_prefix(pool.pool_name)
+    identity = GroupIdentity(
+        prefix=prefix,
+        exact_name=pool.node_group_name,
+        tag_value=pool.pool_name if pool.identity_label else None,
+    )
     # EKS requires max_size >= 1, even for a pool pinned at zero nodes.
     max_size = max(pool.max_nodes, 1)
     desired = (
-        desired_size(cluster.cluster_name, pool.pool_name, prefix, pool.min_nodes, max_size)
+        desired_size(cluster.cluster_name, identity, pool.min_nodes, max_size)
         if pool.autoscaled
         else DesiredSize(pool.min_nodes, follow_autoscaler=False)
     )
@@ -146,7 +168,10 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         node_role = build_pool_node_role(
             f"{name}-node-role",
             NodeRoleArgs(
-                name_prefix=pool.pool_name, partition=cluster.partition, tags=cluster.tags
+                name_prefix=pool.pool_name,
+                partition=cluster.partition,
+                tags=cluster.tags,
+                **(pool.node_role.model_dump(exclude_unset=True) if pool.node_role else {}),
             ),
             parent,
         )
@@ -154,7 +179,8 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
     node_group = aws.eks.NodeGroup(
         f"{name}-node-group",
         cluster_name=cluster.cluster_name,
-        node_group_name_prefix=prefix,
+        node_group_name=pool.node_group_name,
+        node_group_name_prefix=None if pool.node_group_name else prefix,
         node_role_arn=role_arn,
         subnet_ids=pool_subnet_ids(pool),
         # A Capacity Block's type is in the launch template; EKS refuses it in both.
@@ -182,17 +208,27 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         if pool.auto_repair is not None
         else None,
         ami_type=ami_type,
-        release_version=pool.release_version,
+        release_version=pool.release_version or latest_release_version(pool, ami_type),
+        remote_access=aws.eks.NodeGroupRemoteAccessArgs(
+            ec2_ssh_key=pool.remote_access.ec2_ssh_key,
+            source_security_group_ids=pool.remote_access.source_security_group_ids or None,
+        )
+        if pool.remote_access
+        else None,
+        force_update_version=pool.force_update_version,
         tags=pool_tags(pool),
         # The autoscaler owns the desired size once the group exists; without this
         # every `pulumi up` would reset it to the minimum. Unless new bounds exclude the
         # live size: then it is sent, clamped, or EKS refuses the update (`scaling`).
         # A created role's policies are attached before nodes try to join (and detached
         # only after the group is gone).
+        # A fixed `node_group_name` can't be held by two groups: a replacement then
+        # deletes the old group first (create-before-delete would fail in EKS).
         opts=pulumi.ResourceOptions(
             parent=parent,
             ignore_changes=[DESIRED_SIZE_PATH] if desired.follow_autoscaler else None,
             depends_on=[node_role.component] if node_role else None,
+            delete_before_replace=True if pool.node_group_name else None,
         ),
     )
     if pool.autoscaled:

@@ -43,11 +43,27 @@ class DesiredSize:
     follow_autoscaler: bool  # True: ignore changes to desiredSize (the autoscaler owns it)
 
 
+@dataclass(frozen=True)
+class GroupIdentity:
+    """How the pool's existing node group is told from others: its exact name, or a name
+    `prefix` and a unique suffix; and the identity tag with the pool's name (None: the pool
+    has none, `identity_label: false`)."""
+
+    prefix: str
+    exact_name: str | None = None
+    tag_value: str | None = None
+
+    def name_pattern(self) -> re.Pattern[str]:
+        if self.exact_name is not None:
+            return re.compile(re.escape(self.exact_name))
+        return re.compile(re.escape(self.prefix) + _UNIQUE_SUFFIX)
+
+
 def desired_size(
-    cluster_name: Any, pool_name: str, name_prefix: str, min_nodes: int, max_nodes: int
+    cluster_name: Any, identity: GroupIdentity, min_nodes: int, max_nodes: int
 ) -> DesiredSize:
     """The desired size an autoscaled pool's node group should be registered with."""
-    live = live_desired_size(cluster_name, pool_name, name_prefix)
+    live = live_desired_size(cluster_name, identity)
     if live is None:
         return DesiredSize(min_nodes, follow_autoscaler=True)
     clamped = min(max(live, min_nodes), max_nodes)
@@ -67,18 +83,20 @@ def _group_names(cluster_name: str) -> list[str]:
     return listed[cluster_name]
 
 
-def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> int | None:
+def live_desired_size(cluster_name: Any, identity: GroupIdentity) -> int | None:
     """The desired size of the pool's existing node group in EKS, or None (see above)."""
     if not isinstance(cluster_name, str):
         return None
-    pattern = re.compile(re.escape(name_prefix) + _UNIQUE_SUFFIX)
+    pattern = identity.name_pattern()
+    name_prefix = identity.exact_name or identity.prefix
     try:
         names = _group_names(cluster_name)
         for group_name in sorted(n for n in names if pattern.fullmatch(n)):
             group = aws.eks.get_node_group(cluster_name=cluster_name, node_group_name=group_name)
-            # The prefix may be shared by a longer pool name cut to fit; the tag is ours.
+            # The prefix may be shared by a longer pool name cut to fit; the tag is ours
+            # (a pool without one has its exact name, or the first group of its prefix).
             tags = group.tags or {}
-            if tags.get(POOL_LABEL) != pool_name:
+            if identity.tag_value is not None and tags.get(POOL_LABEL) != identity.tag_value:
                 continue
             configs = group.scaling_configs or []
             size: Any = configs[0].desired_size if configs else None
@@ -87,7 +105,8 @@ def live_desired_size(cluster_name: Any, pool_name: str, name_prefix: str) -> in
                 return int(size)
     except Exception as exc:
         pulumi.log.warn(
-            f"could not read the live size of EKS node group(s) {name_prefix}* in cluster "
+            f"could not read the live size of EKS node group(s) {name_prefix}"
+            f"{'' if identity.exact_name else '*'} in cluster "
             f"{cluster_name!r} ({type(exc).__name__}: {exc}); the desired size is left to "
             "the autoscaler, and raising `min_replicas` above it would be refused by EKS"
         )

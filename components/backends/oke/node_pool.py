@@ -178,7 +178,7 @@ def build_pool(name: str, pool: ResolvedPool, parent: pulumi.Resource) -> BuiltP
         # OKE pools have only a size; the bounds are kept where the cluster autoscaler's
         # configuration and our policies can read them.
         freeform_tags={
-            POOL_LABEL: pool.pool_name,
+            **({POOL_LABEL: pool.pool_name} if pool.identity_label else {}),
             MIN_NODES_TAG: str(pool.min_nodes),
             MAX_NODES_TAG: str(pool.max_nodes),
         },

@@ -131,3 +131,37 @@ def ami_volume_problem(size_gb: float, family: str | None, what: str) -> str | N
         f"{size_gb:g} GiB is smaller than the {least} GiB snapshot of {what}'s {device}, "
         f"and EC2 refuses a volume smaller than its snapshot: give at least {least}"
     )
+
+
+# The public SSM parameter holding the latest release of each EKS AMI family
+# (terraform-aws-eks `ssm_ami_type_to_ssm_param`; EKS user guide, "Retrieve recommended
+# Amazon Linux AMI IDs" and "... Bottlerocket AMI IDs"). `{k}` is the Kubernetes version.
+_AL2023_RELEASE = "/aws/service/eks/optimized-ami/{k}/amazon-linux-2023/{arch}/{variant}/recommended/release_version"
+_AL2_RELEASE = "/aws/service/eks/optimized-ami/{k}/{name}/recommended/release_version"
+_BOTTLEROCKET_RELEASE = "/aws/service/bottlerocket/aws-k8s-{k}{variant}/{arch}/latest/image_version"
+_RELEASE_PARAMETERS = {
+    "AL2023_x86_64_STANDARD": _AL2023_RELEASE.format(k="{k}", arch="x86_64", variant="standard"),
+    "AL2023_ARM_64_STANDARD": _AL2023_RELEASE.format(k="{k}", arch="arm64", variant="standard"),
+    "AL2023_x86_64_NVIDIA": _AL2023_RELEASE.format(k="{k}", arch="x86_64", variant="nvidia"),
+    "AL2023_ARM_64_NVIDIA": _AL2023_RELEASE.format(k="{k}", arch="arm64", variant="nvidia"),
+    "AL2023_x86_64_NEURON": _AL2023_RELEASE.format(k="{k}", arch="x86_64", variant="neuron"),
+    "AL2_x86_64": _AL2_RELEASE.format(k="{k}", name="amazon-linux-2"),
+    "AL2_x86_64_GPU": _AL2_RELEASE.format(k="{k}", name="amazon-linux-2-gpu"),
+    "AL2_ARM_64": _AL2_RELEASE.format(k="{k}", name="amazon-linux-2-arm64"),
+    "BOTTLEROCKET_x86_64": _BOTTLEROCKET_RELEASE.format(k="{k}", variant="", arch="x86_64"),
+    "BOTTLEROCKET_ARM_64": _BOTTLEROCKET_RELEASE.format(k="{k}", variant="", arch="arm64"),
+    "BOTTLEROCKET_x86_64_NVIDIA": _BOTTLEROCKET_RELEASE.format(k="{k}", variant="-nvidia", arch="x86_64"),
+    "BOTTLEROCKET_ARM_64_NVIDIA": _BOTTLEROCKET_RELEASE.format(k="{k}", variant="-nvidia", arch="arm64"),
+}  # fmt: skip
+
+
+def release_parameter(ami_type: str | None, kubernetes_version: str) -> str:
+    """The SSM parameter of the latest release of `ami_type` (None: EKS's default, the
+    standard x86_64 AL2023 AMI) for `kubernetes_version` (`1.33`)."""
+    template = _RELEASE_PARAMETERS[ami_type or "AL2023_x86_64_STANDARD"]
+    return template.format(k=kubernetes_version)
+
+
+def has_release_parameter(ami_type: str | None) -> bool:
+    """Whether EKS publishes the latest release of `ami_type` in SSM (CUSTOM: no)."""
+    return (ami_type or "AL2023_x86_64_STANDARD") in _RELEASE_PARAMETERS

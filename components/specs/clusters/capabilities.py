@@ -115,6 +115,29 @@ NO_LAUNCH_TEMPLATE = "there is no launch template to take it (EKS only)"
 EKS_ONLY_NETWORK = "`network` is EKS only"
 ROSA_ONLY_GROUPS = "`additional_security_group_ids` is ROSA only"
 
+# The settings only an EKS node group has (`pools.eks_settings`) -> why OKE and ROSA
+# refuse them.
+_EKS_ONLY_SETTINGS = {
+    "tags": "it tags an EKS node group's AWS resources; `tags` is EKS only",
+    "instance_tags": "it is an EKS launch template's `tag_specifications`; `instance_tags` "
+    "is EKS only",
+    "node_group_name": "it names an EKS node group; the pool's cloud name is `pool_name`",
+    "ami_family": "it says what a custom `ami_id` boots; `ami_family` is EKS only",
+    "remote_access": "it is an EKS node group's SSH access; `remote_access` is EKS only",
+    "launch_template": NO_LAUNCH_TEMPLATE,
+    "node_role": "the pool creates no IAM role there; `node_role` is EKS only",
+    "follow_latest_release": "it follows EKS-optimized AMI releases; `follow_latest_release` "
+    "is EKS only",
+    "force_update_version": "it is an EKS node group's forced update; "
+    "`force_update_version` is EKS only",
+    "gpu_node_label": "its nodes never get the EKS cluster autoscaler's GPU label, so there is "
+    "nothing to leave out; remove it",
+    "network.efa_only": f"{EKS_ONLY_NETWORK}",
+    "node_config.local_storage": "it is nodeadm's (EKS AL2023); format instance storage in "
+    "`node_config.user_data`",
+    "node_config.bottlerocket": "it is Bottlerocket's, an EKS AMI; remove it",
+}
+
 _EKS = ClusterCapabilities(
     title="EKS managed node groups",
     refused={
@@ -179,6 +202,7 @@ _OKE = ClusterCapabilities(
         ),
         "capacity_reservation.resource_group_arn": "it is an AWS resource group; OKE takes "
         "OCI capacity reservation OCIDs in `ids`",
+        **_EKS_ONLY_SETTINGS,
     },
     refused_values={
         "boot_volume.encrypted": (False, "OCI always encrypts boot volumes; remove it"),
@@ -254,6 +278,7 @@ _ROSA = ClusterCapabilities(
             ),
             "OCM machine pools take the root volume size only (`size_gb`)",
         ),
+        **_EKS_ONLY_SETTINGS,
     },
     spot_max_price=True,
     boot_volume_gb=(128, 16384),

@@ -52,6 +52,8 @@ def served_pool(resolved: Any) -> dict[str, Any]:
             entry["node_labels"] = {NODEPOOL_LABEL: resolved.pool_name}
     else:
         entry["instance_types"] = list(resolved.instance_types or [resolved.instance_type])
+        if not resolved.identity_label:
+            entry["node_labels"] = resolved.node_selector
     # EKS `network.efa` (interfaces per node) or Karpenter `efa`.
     if getattr(resolved, "efa_interfaces", 0) or getattr(resolved, "efa", False):
         entry["efa"] = True

@@ -79,7 +79,8 @@ def describe_resolved(pool: ResolvedPool, name: str | None = None) -> dict[str, 
     accelerator = pool.accelerator
     description: dict[str, Any] = {
         "name": name or pool.component_name,
-        "node_labels": {POOL_LABEL: pool.pool_name},
+        # The identity label, or every label of a pool without one (`identity_label: false`).
+        "node_labels": pool.node_selector,
         "taints": list(pool.taints),
         "gpus": pool.accelerators_per_node * pool.max_nodes,
     }

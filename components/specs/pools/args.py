@@ -17,6 +17,19 @@ from nodepools.specs.core.scaling import Scaling, Spot
 from nodepools.specs.core.taints import Taint, Taints
 from nodepools.specs.pools.checked_args import Check, CheckedArgs
 from nodepools.specs.pools.checks import GPU_SPOT_POOL_CHECKS, MACHINE_POOL_CHECKS, POOL_CHECKS
+from nodepools.specs.pools.eks_settings import (
+    AmiFamilySetting,
+    FollowLatestReleaseSetting,
+    ForceUpdateVersionSetting,
+    GpuNodeLabelSetting,
+    IdentityLabelSetting,
+    InstanceTagsSetting,
+    LaunchTemplateSetting,
+    NodeGroupNameSetting,
+    NodeRoleSetting,
+    RemoteAccessSetting,
+    TagsSetting,
+)
 from nodepools.specs.pools.instance_mix import smallest_of_mix
 from nodepools.specs.pools.names import PoolName
 from nodepools.specs.pools.settings import (
@@ -114,6 +127,17 @@ class PoolArgsBase(CheckedArgs):
     auto_repair: AutoRepairSetting = None
     release_version: ReleaseVersionSetting = None
     ami_id: AmiIdSetting = None
+    ami_family: AmiFamilySetting = None
+    identity_label: IdentityLabelSetting = True
+    gpu_node_label: GpuNodeLabelSetting = True
+    tags: TagsSetting
+    instance_tags: InstanceTagsSetting
+    node_group_name: NodeGroupNameSetting = None
+    remote_access: RemoteAccessSetting = None
+    launch_template: LaunchTemplateSetting = None
+    node_role: NodeRoleSetting = None
+    follow_latest_release: FollowLatestReleaseSetting = None
+    force_update_version: ForceUpdateVersionSetting = None
 
     network: NetworkSetting = None
     capacity_reservation: CapacityReservationSetting = None

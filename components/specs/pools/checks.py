@@ -27,13 +27,18 @@ from nodepools.specs.catalog.instance_checks import (
     instance_type_problem,
     missing_accelerator_problem,
 )
-from nodepools.specs.clusters.capabilities import ClusterCapabilities, capabilities_for
+from nodepools.specs.clusters.capabilities import capabilities_for
 from nodepools.specs.core.base import Issue
 from nodepools.specs.pools.capacity_reservation import reservation_issues
 from nodepools.specs.pools.checked_args import Check
+from nodepools.specs.pools.eks_checks import (
+    EKS_SETTINGS_CHECKS,
+    check_identity_label,
+    check_shared_identity_label,
+)
 from nodepools.specs.pools.instance_mix import mix_issues
 from nodepools.specs.pools.network import network_issues
-from pydantic import BaseModel
+from nodepools.specs.pools.refusals import field_refusal, part_refusals, quoted, refusals
 
 Fields = Mapping[str, Any]
 
@@ -43,54 +48,6 @@ REPLICAS_OR_AUTOSCALING = "one of `replicas` or `autoscaling` is required"
 _AMAZON_LINUX_RELEASE = re.compile(r"^\d+\.\d+\.\d+-\d{8}$")
 # The nodeadm NodeConfig of a custom AMI needs these of the cluster (DescribeCluster).
 CUSTOM_AMI_CLUSTER_FIELDS = ("endpoint", "certificate_authority", "service_cidr")
-
-
-# -- what the cloud refuses ------------------------------------------------------------------
-
-
-def quoted(value: Any) -> str:
-    """`value` as an error quotes it; a settings model as the fields that were given."""
-    if isinstance(value, BaseModel):
-        return repr(value.model_dump(exclude_unset=True))
-    return repr(value)
-
-
-def _refused(path: str, value: Any, caps: ClusterCapabilities, why: str) -> Issue:
-    return Issue(path, f"{quoted(value)} can't be used on {caps.title}: {why}")
-
-
-def field_refusal(name: str, value: Any, cluster: Any) -> Issue | None:
-    """The cloud's refusal of field `name` given as `value` (`ClusterCapabilities.refused`)."""
-    caps = capabilities_for(cluster)
-    if caps is None or value is None or name not in caps.refused:
-        return None
-    return _refused(name, value, caps, caps.refused[name])
-
-
-def part_refusals(name: str, value: Any, cluster: Any) -> list[Issue]:
-    """The cloud's refusals of the parts of settings model `value` (field `name`) that it
-    has no setting for (`refused` as `name.part`), or whose given value it can't take
-    (`refused_values`)."""
-    caps = capabilities_for(cluster)
-    if caps is None or not isinstance(value, BaseModel):
-        return []
-    given = value.model_fields_set
-    issues: list[Issue] = []
-    for path, why in caps.refused.items():
-        field, _, part = path.partition(".")
-        if field == name and part in given:
-            issues.append(_refused(path, getattr(value, part), caps, why))
-    for path, (refused, why) in caps.refused_values.items():
-        field, _, part = path.partition(".")
-        if field == name and part and getattr(value, part, None) == refused:
-            issues.append(_refused(path, refused, caps, why))
-    return issues
-
-
-def refusals(name: str, value: Any, cluster: Any) -> list[Issue]:
-    """The field's refusal, else its parts' (see `field_refusal`, `part_refusals`)."""
-    refusal = field_refusal(name, value, cluster)
-    return [refusal] if refusal else part_refusals(name, value, cluster)
 
 
 # -- limits ----------------------------------------------------------------------------------
@@ -298,13 +255,13 @@ def check_node_config(config: Any, cluster: Any, fields: Fields) -> list[Issue]:
     if issues := refusals("node_config", config, cluster):
         return issues
     ami_type = getattr(cluster, "ami_type", None)
-    if ami_type and ami_type.startswith(("AL2_", "BOTTLEROCKET_")):
+    if ami_type and ami_type.startswith(("AL2_", "WINDOWS_")):
         return [
             Issue(
                 "node_config",
                 f"`cluster.ami_type` {ami_type!r} can't take `node_config`: it becomes a "
-                "nodeadm NodeConfig, which only AL2023 AMIs read (AL2 bootstraps with "
-                "bootstrap.sh, Bottlerocket with TOML settings); use an AL2023 "
+                "nodeadm NodeConfig (AL2023) or TOML settings (Bottlerocket), and AL2 "
+                "bootstraps with bootstrap.sh; use an AL2023 or Bottlerocket "
                 "`cluster.ami_type` (or none)",
             )
         ]
@@ -368,10 +325,12 @@ def check_ami_id(ami_id: str | None, cluster: Any, fields: Fields) -> list[Issue
         return issues
     problems: list[str] = []
     ami_type = getattr(cluster, "ami_type", None)
-    if ami_type is not None:
+    if ami_type is not None and ami_family(ami_type) not in ("al2023", "bottlerocket"):
         problems.append(
             f"{ami_id!r} can't be used with `cluster.ami_type` {ami_type!r}: a custom AMI "
-            "makes the node group's AMI type CUSTOM; remove one of them"
+            "boots AL2023 (nodeadm) or Bottlerocket (`ami_family`), and the node group's AMI "
+            "type becomes CUSTOM; remove `cluster.ami_type`, or use an AL2023 or Bottlerocket "
+            "one"
         )
     release = fields.get("release_version")
     if release is not None:
@@ -386,9 +345,9 @@ def check_ami_id(ami_id: str | None, cluster: Any, fields: Fields) -> list[Issue
     ]
     if cluster is not None and missing:
         problems.append(
-            f"{ami_id!r} needs {', '.join(missing)}: a custom AMI's nodeadm NodeConfig must "
-            "name the cluster's API server endpoint, certificate authority and service CIDR "
-            "(EKS merges no bootstrap into a custom AMI's user data)"
+            f"{ami_id!r} needs {', '.join(missing)}: a custom AMI's user data (nodeadm "
+            "NodeConfig, Bottlerocket settings) must name the cluster's API server endpoint, "
+            "certificate authority and service CIDR (EKS merges no bootstrap into it)"
         )
     return [Issue("ami_id", problem) for problem in problems]
 
@@ -453,6 +412,7 @@ SETTINGS_CHECKS: tuple[tuple[str, Check], ...] = (
     ("ami_id", check_ami_id),
     ("network", check_network),
     ("capacity_reservation", check_capacity_reservation),
+    *EKS_SETTINGS_CHECKS,
 )
 PLACEMENT_CHECKS: tuple[tuple[str, Check], ...] = (
     ("availability_zone", check_availability_zone),
@@ -474,6 +434,7 @@ def _managed_pool_checks(accelerator: Check, *scaling: Check) -> tuple[tuple[str
         ("ocpus", check_ocpus),
         ("memory_gb", check_memory_gb),
         ("accelerator", accelerator),
+        ("identity_label", check_identity_label),
         *SETTINGS_CHECKS,
     )
 
@@ -490,5 +451,6 @@ SHARED_POOL_CHECKS: tuple[tuple[str, Check], ...] = (
     ("memory_gb", check_memory_gb),
     ("accelerator", check_accelerator),
     ("spot", check_spot),
+    ("identity_label", check_shared_identity_label),
     *SETTINGS_CHECKS,
 )

@@ -48,12 +48,18 @@ def gpu_label_value(vendor: str, model: str) -> str:
 
 
 def node_labels(pool: ResolvedPool) -> dict[str, str]:
-    """The node group's labels: the pool's, plus the autoscaler's GPU label on GPU pools."""
+    """The node group's labels: the pool's, plus the autoscaler's GPU label on GPU pools
+    (unless `gpu_node_label` is false; a value of it in the pool's labels wins)."""
     accelerator = pool.accelerator
-    if accelerator is None or accelerator.resource not in (NVIDIA_GPU, AMD_GPU):
+    if (
+        not pool.gpu_node_label
+        or accelerator is None
+        or accelerator.resource not in (NVIDIA_GPU, AMD_GPU)
+    ):
         return dict(pool.labels)
     vendor = "amd" if accelerator.resource == AMD_GPU else "nvidia"
-    return {**pool.labels, GPU_NODE_LABEL: gpu_label_value(vendor, accelerator.model)}
+    labels = {GPU_NODE_LABEL: gpu_label_value(vendor, accelerator.model), **pool.labels}
+    return dict(sorted(labels.items()))
 
 
 def _resource_tags(pool: ResolvedPool) -> dict[str, str]:

@@ -38,6 +38,13 @@ class PoolNetwork(SpecModel):
         "Needs an instance type with EFA, one subnet, `vpc_id` and `security_group_ids`. "
         "Default false.",
     )
+    efa_only: bool = Field(
+        default=False,
+        description="With `efa`: the interfaces of network cards 1 and up are `efa-only` "
+        "(EFA without an IP address: they take no subnet addresses), card 0's stays `efa` "
+        "(EC2 wants an IP interface there), as terraform-aws-eks's `enable_efa_only`. Needs "
+        "the VPC CNI 1.18.4 or later. Default false: every interface is `efa`.",
+    )
     placement_group: str | None = Field(
         default=None,
         min_length=1,
@@ -127,6 +134,13 @@ def network_issues(network: PoolNetwork, cluster: Any, types: list[str]) -> list
     """What is wrong with `network` for a pool of `types` on `cluster` (a cloud that takes
     one: see `ClusterCapabilities.refused`), each at its path below `network`."""
     issues: list[Issue] = []
+    if network.efa_only and not network.efa:
+        issues.append(
+            Issue(
+                "network.efa_only",
+                "`efa_only` sets the type of EFA interfaces; set `efa: true` or remove it",
+            )
+        )
     if network.efa:
         for index, name in enumerate(types):
             if problem := efa_type_problem(name):

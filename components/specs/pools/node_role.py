@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from nodepools.specs.core.aws_tags import AwsTags
-from nodepools.specs.core.base import SpecModel
+from nodepools.specs.pools.eks_settings import NodeRoleOptions
 from pydantic import Field
 
 # IAM role names are at most 64 characters; with a prefix, the provider appends a
@@ -24,9 +24,10 @@ NODE_POLICIES = {
 DNS_SUFFIX = {"aws": "amazonaws.com", "aws-cn": "amazonaws.com.cn", "aws-us-gov": "amazonaws.com"}
 
 
-class NodeRoleArgs(SpecModel):
+class NodeRoleArgs(NodeRoleOptions):
     """An IAM role for EKS nodes: EC2 may assume it; the EKS worker node, CNI, ECR
-    read-only and SSM managed instance core policies are attached."""
+    read-only and SSM managed instance core policies are attached, and any
+    `additional_policy_arns`."""
 
     name_prefix: str = Field(
         min_length=1,
@@ -62,3 +63,13 @@ class NodeRoleArgs(SpecModel):
                 }
             ],
         }
+
+    def summary(self) -> dict[str, object]:
+        """The role's spec as its component registers it: the role details (`path`,
+        `permissions_boundary`, `additional_policy_arns`) only when given, so the inputs of
+        a role without them read as they always have."""
+        spec = self.model_dump()
+        for field in ("path", "permissions_boundary", "additional_policy_arns"):
+            if field not in self.model_fields_set:
+                spec.pop(field)
+        return spec

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from nodepools.json_values import is_list
 from nodepools.specs.catalog.ebs_limits import ebs_volume_issues
-from nodepools.specs.core.base import NestedIssues, PathError, SpecModel
+from nodepools.specs.core.base import Issue, NestedIssues, PathError, SpecModel
 from nodepools.specs.pools.kubelet_config import kubelet_field_problem
 from pydantic import Field, field_validator, model_validator
 
@@ -46,6 +47,29 @@ class NodeConfig(SpecModel):
         "the bootstrap, never replacing it; default None.",
     )
 
+    local_storage: Literal["RAID0", "RAID10", "Mount"] | None = Field(
+        default=None,
+        description="What nodeadm does with the instance-store NVMe disks "
+        "(`spec.instance.localStorage.strategy`): `RAID0` one striped volume, `RAID10` a "
+        "mirrored one (at least 4 disks), `Mount` each disk on its own; mounted where the "
+        "kubelet and containerd keep their data. AL2023 only. Default None: left alone.",
+    )
+    bottlerocket: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Bottlerocket settings: the user data's `[settings]` TOML table as a "
+        "mapping, e.g. `{kubernetes: {image-gc-high-threshold-percent: '85'}, "
+        "bootstrap-containers: {...}}` (a TOML file reads into this with `tomllib`). Only on "
+        "a Bottlerocket `cluster.ami_type` or `ami_family`. The cluster's coordinates, "
+        "labels, taints and `max-pods` come from the pool's own settings. Default {}.",
+    )
+
+    @field_validator("bottlerocket")
+    @classmethod
+    def _toml_table(cls, settings: dict[str, Any]) -> dict[str, Any]:
+        if problems := bottlerocket_settings_problems(settings):
+            raise NestedIssues([Issue(path, problem) for path, problem in problems])
+        return settings
+
     @field_validator("kubelet")
     @classmethod
     def _kubelet_fields(cls, kubelet: dict[str, Any]) -> dict[str, Any]:
@@ -70,6 +94,50 @@ class NodeConfig(SpecModel):
         return user_data
 
 
+# Bottlerocket settings the pool writes itself -> the setting of ours to use instead.
+BOTTLEROCKET_OWN_SETTINGS = {
+    "kubernetes.cluster-name": "the cluster's `cluster_name`",
+    "kubernetes.api-server": "the cluster's `endpoint`",
+    "kubernetes.cluster-certificate": "the cluster's `certificate_authority`",
+    "kubernetes.node-labels": "the pool's `labels`",
+    "kubernetes.node-taints": "the pool's `taints`",
+    "kubernetes.max-pods": "`node_config.max_pods`",
+}
+
+
+def bottlerocket_settings_problems(table: Any, path: str = "") -> list[tuple[str, str]]:
+    """(path, problem) for what TOML can't hold (a null, a list mixing tables and values) or
+    what the pool sets itself (`BOTTLEROCKET_OWN_SETTINGS`)."""
+    problems: list[tuple[str, str]] = []
+    for key, value in dict[str, Any](table).items():
+        here = f"{path}.{key}" if path else str(key)
+        if here in BOTTLEROCKET_OWN_SETTINGS:
+            problems.append(
+                (here, f"{value!r}: the pool writes it from {BOTTLEROCKET_OWN_SETTINGS[here]}")
+            )
+        elif isinstance(value, dict):
+            problems += bottlerocket_settings_problems(value, here)
+        elif not _toml_value(value):
+            problems.append(
+                (
+                    here,
+                    f"{value!r} has no TOML form (a string, number, boolean, "
+                    "table, or list of one kind of them)",
+                )
+            )
+    return problems
+
+
+def _toml_value(value: Any) -> bool:
+    if isinstance(value, str | bool | int | float):
+        return True
+    if is_list(value):
+        items: list[Any] = value
+        kinds: set[type[Any]] = {type(item) for item in items}
+        return len(kinds) <= 1 and all(isinstance(item, str | bool | int | float) for item in items)
+    return False
+
+
 class MetadataOptions(SpecModel):
     """Instance metadata service settings of the pool's launch template."""
 
@@ -86,6 +154,15 @@ class MetadataOptions(SpecModel):
     )
     http_endpoint: Literal["enabled", "disabled"] = Field(
         default="enabled", description="Whether the metadata service answers; default `enabled`."
+    )
+    instance_metadata_tags: Literal["enabled", "disabled"] | None = Field(
+        default=None,
+        description="Whether the instance's tags can be read from the metadata service; "
+        "default None: EC2's (disabled).",
+    )
+    http_protocol_ipv6: Literal["enabled", "disabled"] | None = Field(
+        default=None,
+        description="The metadata service's IPv6 endpoint; default None: EC2's (disabled).",
     )
 
 

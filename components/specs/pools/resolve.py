@@ -4,7 +4,7 @@ scheduling derives from, and the resolvers of `MachinePool` and `GpuSpotPool` ar
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from nodepools.specs.catalog.accelerator_agreement import with_catalog_facts
@@ -21,6 +21,13 @@ from nodepools.specs.core.taints import Taint, merge_taints
 from nodepools.specs.pools.args import GpuSpotPoolArgs, PoolArgsBase
 from nodepools.specs.pools.capacity_reservation import CapacityReservation
 from nodepools.specs.pools.checks import REPLICAS_OR_AUTOSCALING
+from nodepools.specs.pools.eks_settings import (
+    LatestRelease,
+    LaunchTemplateOptions,
+    NodeRoleOptions,
+    RemoteAccess,
+    resolved_eks_settings,
+)
 from nodepools.specs.pools.instance_mix import mix_accelerator
 from nodepools.specs.pools.names import pool_name_problem
 from nodepools.specs.pools.network import EFA_RESOURCE, PoolNetwork, efa_interfaces
@@ -126,6 +133,26 @@ class ResolvedPool:
     network: PoolNetwork | None = None
     capacity_reservation: CapacityReservation | None = None
     advertised: AdvertisedAccelerators | None = None
+    # EKS settings (`pools.eks_settings`); what OKE and ROSA refuse stays at its default.
+    identity_label: bool = True
+    gpu_node_label: bool = True
+    tags: dict[str, str] = field(default_factory=dict[str, str])
+    instance_tags: dict[str, str] = field(default_factory=dict[str, str])
+    node_group_name: str | None = None
+    ami_family: str | None = None
+    remote_access: RemoteAccess | None = None
+    launch_template: LaunchTemplateOptions | None = None
+    node_role: NodeRoleOptions | None = None
+    follow_latest_release: LatestRelease | None = None
+    force_update_version: bool | None = None
+
+    @property
+    def node_selector(self) -> dict[str, str]:
+        """What selects the pool's nodes: its identity label, or (`identity_label: false`)
+        every label it gives its nodes."""
+        if self.identity_label:
+            return {POOL_LABEL: self.pool_name}
+        return dict(self.labels)
 
     @property
     def node_accelerator(self) -> Accelerator | None:
@@ -188,7 +215,19 @@ class ResolvedPool:
                 if self.capacity_reservation
                 else {}
             ),
+            **({} if self.identity_label else {"identityLabel": False}),
         }
+
+
+def pool_boot_volume_gb(args: Any, accelerator: Accelerator | None) -> int | None:
+    """The boot volume a pool asks for: `boot_volume_gb` or `boot_volume.size_gb`, else the
+    cloud's accelerator default; `boot_volume_gb: null` written out is the cloud's own
+    default (no size asked for), the way to turn ours off."""
+    volume: BootVolume | None = args.boot_volume
+    given: int | None = args.boot_volume_gb or (volume.size_gb if volume else None)
+    if given is not None or "boot_volume_gb" in args.model_fields_set:
+        return given
+    return default_boot_volume_gb(args.cluster, accelerator is not None)
 
 
 def resolve_pool(
@@ -221,7 +260,7 @@ def resolve_pool(
         **(default_labels or {}),
         **args.labels,
         **(extra_labels or {}),
-        POOL_LABEL: pool_name,
+        **({POOL_LABEL: pool_name} if args.identity_label else {}),
     }
     taints = pool_taints(default_taints or [], args.taints, args.cluster, args.spot is not None)
     return ResolvedPool(
@@ -235,9 +274,7 @@ def resolve_pool(
         labels=dict(sorted(labels.items())),
         taints=taints,
         spot=args.spot,
-        boot_volume_gb=args.boot_volume_gb
-        or (args.boot_volume.size_gb if args.boot_volume else None)
-        or default_boot_volume_gb(args.cluster, accelerator is not None),
+        boot_volume_gb=pool_boot_volume_gb(args, accelerator),
         accelerator=accelerator,
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,
@@ -246,6 +283,7 @@ def resolve_pool(
         capacity_reservation=args.capacity_reservation,
         advertised=args.advertised,
         **resolved_settings(args),
+        **resolved_eks_settings(args),
     )
 
 

@@ -13,7 +13,6 @@ from nodepools.specs.catalog.accelerator_agreement import (
     with_catalog_facts,
 )
 from nodepools.specs.catalog.accelerators import Accelerator, lookup_accelerator
-from nodepools.specs.clusters.capabilities import default_boot_volume_gb
 from nodepools.specs.clusters.targets import ClusterTarget
 from nodepools.specs.core.base import PathError, SpecError, SpecModel
 from nodepools.specs.core.labels import (
@@ -29,12 +28,27 @@ from nodepools.specs.core.scaling import Spot
 from nodepools.specs.core.taints import Taint, Taints
 from nodepools.specs.pools.checked_args import Check, CheckedArgs
 from nodepools.specs.pools.checks import SHARED_POOL_CHECKS
+from nodepools.specs.pools.eks_settings import (
+    AmiFamilySetting,
+    FollowLatestReleaseSetting,
+    ForceUpdateVersionSetting,
+    GpuNodeLabelSetting,
+    IdentityLabelSetting,
+    InstanceTagsSetting,
+    LaunchTemplateSetting,
+    NodeGroupNameSetting,
+    NodeRoleSetting,
+    RemoteAccessSetting,
+    TagsSetting,
+    resolved_eks_settings,
+)
 from nodepools.specs.pools.names import PoolName
 from nodepools.specs.pools.resolve import (
     SPOT_TAINT,
     ResolvedPool,
     accelerator_taint,
     effective_pool_name,
+    pool_boot_volume_gb,
     pool_taints,
 )
 from nodepools.specs.pools.settings import (
@@ -150,6 +164,17 @@ class SharedNodePoolArgs(CheckedArgs):
     auto_repair: AutoRepairSetting = None
     release_version: ReleaseVersionSetting = None
     ami_id: AmiIdSetting = None
+    ami_family: AmiFamilySetting = None
+    identity_label: IdentityLabelSetting = True
+    gpu_node_label: GpuNodeLabelSetting = True
+    tags: TagsSetting
+    instance_tags: InstanceTagsSetting
+    node_group_name: NodeGroupNameSetting = None
+    remote_access: RemoteAccessSetting = None
+    launch_template: LaunchTemplateSetting = None
+    node_role: NodeRoleSetting = None
+    follow_latest_release: FollowLatestReleaseSetting = None
+    force_update_version: ForceUpdateVersionSetting = None
     instance_types: list[str] | None = Field(
         default=None,
         description="Refused: a shared pool runs one `shape` (recipes are placed against its "
@@ -221,15 +246,14 @@ def resolve_shared_pool(args: SharedNodePoolArgs, component_name: str) -> Resolv
             args.spot is not None,
         ),
         spot=args.spot,
-        boot_volume_gb=args.boot_volume_gb
-        or (args.boot_volume.size_gb if args.boot_volume else None)
-        or default_boot_volume_gb(args.cluster, accelerator is not None),
+        boot_volume_gb=pool_boot_volume_gb(args, accelerator),
         accelerator=accelerator,
         ocpus=args.ocpus,
         memory_gb=args.memory_gb,
         network=args.network,
         capacity_reservation=args.capacity_reservation,
         **resolved_settings(args),
+        **resolved_eks_settings(args),
     )
 
 
