@@ -1,8 +1,11 @@
 """EKS managed node groups (`aws eks describe-nodegroup`'s JSON) -> MachinePool entries.
 
-Each node group becomes a `MachinePool` on the eks backend, named after the group: its
-instance types, scaling bounds, labels, taints, disk size, update and repair settings and
-AMI release as described; spot groups get `spot: {}`. The role, subnets, AMI type and tags
+Each node group becomes a `MachinePool` on the eks backend with its exact name
+(`node_group_name`): its instance types, scaling bounds, labels, taints, tags, disk size,
+SSH access, update and repair settings and AMI release as described; spot groups get
+`spot: {}`. A group with labels of its own is selected by them (`identity_label: false`: no
+label or tag of ours), GPU groups get no accelerator label of ours (`gpu_node_label:
+false`) nor, without a disk size, our 100 GiB root volume. The role, subnets and AMI type
 are cluster settings here, so groups that differ in them get a cluster entry each (the
 `--cluster` name, then `-2`, `-3`, ... in the order of the groups' names).
 
@@ -27,6 +30,8 @@ EFFECTS = {
     "PREFER_NO_SCHEDULE": "PreferNoSchedule",
     "NO_EXECUTE": "NoExecute",
 }
+# Words of the AMI types of accelerator instances (`AL2023_x86_64_NVIDIA`, `AL2_x86_64_GPU`).
+_ACCELERATED = ("NVIDIA", "NEURON", "GPU")
 # Reported about the live group, not set by whoever made it.
 OUTPUT_ONLY = ("nodegroupArn", "status", "createdAt", "modifiedAt", "health", "resources")
 # describe-nodegroup field -> the NodeGroup input of the same value.
@@ -51,20 +56,14 @@ INPUTS = {
     "remoteAccess": "remoteAccess",
 }
 WHY = {
-    "nodeGroupName": "ours names the group by a prefix (`nodeGroupNamePrefix`), so that "
-    "Pulumi can replace it create-before-delete",
-    "nodeGroupNamePrefix": "ours names the group by a prefix, so that Pulumi can replace it "
-    "create-before-delete",
     "version": "ours has no Kubernetes version per pool: the group follows the cluster's",
-    'labels["nodepools.dev/pool"]': "ours labels every node with its pool (the identity label)",
-    'tags["nodepools.dev/pool"]': "ours tags every pool resource with its pool name",
-    'labels["k8s.amazonaws.com/accelerator"]': "ours labels accelerator nodes with their model",
+    'labels["nodepools.dev/pool"]': "a group without labels of its own is selected by the "
+    "identity label ours adds",
+    'tags["nodepools.dev/pool"]': "ours tags a pool selected by its identity label",
     "launchTemplate": "describe-nodegroup names a launch template without its contents; ours "
     "makes its own template from the pool's settings when they need one",
-    "remoteAccess": "ours has no SSH access setting for nodes",
     "scalingConfig.desiredSize": "ours starts an autoscaled group at its minimum and leaves "
     "the desired size to the cluster autoscaler afterwards",
-    "diskSize": "accelerator pools get a 100 GiB root volume unless a size is given",
 }
 # Resources a pool makes beside its node group, by type.
 ADDED = {
@@ -126,10 +125,6 @@ def _cluster(clusters: dict[str, dict[str, Any]], name: str, group: dict[str, An
     cluster["subnet_ids"] = list(group.get("subnets") or [])
     if group.get("amiType") not in (None, "CUSTOM"):
         cluster["ami_type"] = group["amiType"]
-    given: dict[str, str] = group.get("tags") or {}
-    tags = {k: v for k, v in given.items() if k != "nodepools.dev/pool"}
-    if tags:
-        cluster["tags"] = dict(sorted(tags.items()))
     for entry, known in clusters.items():
         if known == cluster:
             return entry
@@ -139,7 +134,7 @@ def _cluster(clusters: dict[str, dict[str, Any]], name: str, group: dict[str, An
 
 
 def _pool_args(imported: Imported, key: str, group: dict[str, Any], cluster: str) -> dict[str, Any]:
-    args: dict[str, Any] = {"cluster": cluster}
+    args: dict[str, Any] = {"cluster": cluster, "node_group_name": group["nodegroupName"]}
     types: list[str] = group.get("instanceTypes") or []
     if len(types) == 1:
         args["instance_type"] = types[0]
@@ -153,6 +148,19 @@ def _pool_args(imported: Imported, key: str, group: dict[str, Any], cluster: str
         args["autoscaling"] = {"min_replicas": low, "max_replicas": high}
     if labels := group.get("labels"):
         args["labels"] = dict(sorted(labels.items()))
+        # The group's own labels select it: no label or tag of ours (the fleet checks that
+        # no other pool of the cluster carries them all).
+        args["identity_label"] = False
+    if tags := group.get("tags"):
+        args["tags"] = dict(sorted(tags.items()))
+    if access := group.get("remoteAccess"):
+        args["remote_access"] = {
+            "ec2_ssh_key": access.get("ec2SshKey"),
+            "source_security_group_ids": list(access.get("sourceSecurityGroups") or []),
+        }
+    accelerated = any(word in str(group.get("amiType")) for word in _ACCELERATED)
+    if accelerated:
+        args["gpu_node_label"] = False
     if taints := group.get("taints"):
         args["taints"] = [
             {
@@ -173,6 +181,8 @@ def _pool_args(imported: Imported, key: str, group: dict[str, Any], cluster: str
         )
     if "diskSize" in group:
         args["boot_volume_gb"] = group["diskSize"]
+    elif accelerated:
+        args["boot_volume_gb"] = None  # the cloud's default, not ours for accelerator pools
     update: dict[str, int] = group.get("updateConfig") or {}
     if "maxUnavailable" in update:
         args["update"] = {"max_unavailable": update["maxUnavailable"]}
