@@ -1,5 +1,6 @@
-"""The `nodepools` command (and `python -m nodepools`): `doctor` reads a live cluster, every
-other command (`plan`, `diff`, `pr-comment`) is the planner's (nodepools.planning.cli)."""
+"""The `nodepools` command (and `python -m nodepools`): `doctor` reads a live cluster, `import`
+turns existing objects into stack configuration (nodepools.importers.command), every other
+command (`plan`, `diff`, `pr-comment`) is the planner's (nodepools.planning.cli)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ def main(argv: Sequence[str] | None = None, *, owns_process: bool = False) -> in
         from nodepools.doctor.command import main as doctor
 
         return doctor(args[1:])
+    if args[:1] == ["import"]:
+        from nodepools.importers.command import main as importer
+
+        return importer(args[1:])
     from nodepools.planning.cli import main as planner
 
     return planner(args, owns_process=owns_process)

@@ -33,7 +33,7 @@ LAYERS: list[set[str]] = [
     {"pools", "workloads", "devices", "governance"},
     {"fleet"},
     {"planning", "provider"},
-    {"doctor"},
+    {"doctor", "importers"},
     {"cli"},
     {"__main__", ""},  # "" is the package's own facade, nodepools/__init__.py
 ]

@@ -18,7 +18,11 @@ something did, 2 on an error.
 pull request, or edit the one an earlier run posted.
 
 `python -m nodepools doctor --stack NAME [--kubeconfig FILE] [--context C]`: the stack's plan
-held against the live cluster, read only (`python -m nodepools doctor --help`)."""
+held against the live cluster, read only (`python -m nodepools doctor --help`).
+
+`python -m nodepools import karpenter|kueue|eks FILE...`: the stack configuration that makes
+existing NodePools, Kueue objects or EKS node groups, and how a plan of it differs from them
+(`python -m nodepools import --help`)."""
 
 from __future__ import annotations
 
