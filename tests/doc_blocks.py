@@ -12,7 +12,7 @@ Every block says its language, and the language says what the tests do with it:
   path is an excerpt of that file.
 - ```sh: run, each line, from the repository root: only cheap `python -m nodepools ...`
   commands, which must succeed. Anything else is ```console (shown, not run).
-- ```json: parsed. ```text, ```console: shown, not run.
+- ```json, ```toml: parsed. ```text, ```console: shown, not run.
 
 A title is Material's code block title: ```yaml title="Pulumi.dev.yaml"
 """
@@ -28,7 +28,7 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-LANGUAGES = frozenset({"python", "yaml", "sh", "json", "text", "console", "markdown"})
+LANGUAGES = frozenset({"python", "yaml", "sh", "json", "toml", "text", "console", "markdown"})
 
 _FENCE = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>[\w+-]*)(?P<attrs>[^`\n]*)$")
 _TITLE = re.compile(r'title="(?P<title>[^"]+)"')

@@ -12,6 +12,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 import traceback
 from pathlib import Path
 
@@ -86,7 +87,7 @@ def test_the_docs_have_the_pages_the_issue_asks_for():
 
 def test_every_code_block_says_a_language_the_tests_run_or_show():
     unknown = [f"{b.where}: ```{b.lang}" for b in ALL if b.lang not in LANGUAGES]
-    assert unknown == [], "use python, yaml, sh, json, text or console"
+    assert unknown == [], "use python, yaml, sh, json, toml, text or console"
 
 
 def test_the_docs_have_code_of_every_kind():
@@ -200,7 +201,7 @@ def test_a_block_titled_with_a_repository_file_is_an_excerpt_of_it():
     assert checked >= 1
 
 
-def test_yaml_and_json_blocks_parse():
+def test_yaml_json_and_toml_blocks_parse():
     problems = []
     for block in ALL:
         try:
@@ -208,7 +209,9 @@ def test_yaml_and_json_blocks_parse():
                 list(yaml.safe_load_all(block.code))
             elif block.lang == "json":
                 json.loads(block.code)
-        except (yaml.YAMLError, json.JSONDecodeError) as exc:
+            elif block.lang == "toml":
+                tomllib.loads(block.code)
+        except (yaml.YAMLError, json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
             problems.append(f"{block.where}: {exc}")
     assert problems == []
 
