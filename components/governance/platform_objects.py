@@ -50,6 +50,7 @@ from nodepools.governance.platform_templates import (
     merge_selector,
     merged_tolerations,
     platform_selector,
+    spell_quantities,
 )
 from nodepools.scheduling import toleration_for
 from nodepools.specs.core.base import SpecError, format_path
@@ -150,6 +151,7 @@ def render_platforms(name: str, args: PoolPlatformsArgs) -> PlatformsPlan:
         variables = args.common_default_variables.merged(platform.default_variables)
         requests, limits = default_requests(variables, gpu_resource)
         apply_requests(merged, requests, limits)
+        spell_quantities(merged)
         validations = platform_validations(platform_name, platform, args, issues)
 
         metadata: dict[str, Any] = {"labels": {PLATFORM_LABEL: platform_kube}}

@@ -14,6 +14,7 @@ from nodepools.json_values import is_dict, is_list
 from nodepools.specs.core.base import Issue, format_path
 from nodepools.specs.core.kube import CPU, EPHEMERAL_STORAGE, MEMORY, format_quantity
 from nodepools.specs.governance.platforms import Platform, PoolPlatformsArgs, Variables
+from nodepools.validation.quantity import canonical_spelling
 
 
 class IssueList:
@@ -87,6 +88,27 @@ def apply_requests(spec: dict[str, Any], requests: dict[str, Any], limits: dict[
             own = resources.setdefault("limits", {})
             for resource, amount in limits.items():
                 own.setdefault(resource, amount)
+
+
+def spell_quantities(spec: dict[str, Any]) -> None:
+    """Every resource quantity of the pod spec, in place, as the API server spells it. A
+    PodTemplate is a built-in object, which the Kubernetes provider records in its canonical
+    form (`cpu: 1` as "1", 1000 as "1k"): spelled so here, the plan shows what `up` stores and
+    a second `up` finds nothing to change."""
+    owners: list[Any] = [spec]
+    for kind in ("initContainers", "containers", "ephemeralContainers"):
+        owners.extend(spec.get(kind) or [])
+    for owner in owners:
+        resources = owner.get("resources") if isinstance(owner, dict) else None
+        if not isinstance(resources, dict):
+            continue
+        for group in ("requests", "limits"):
+            amounts = resources.get(group)
+            if isinstance(amounts, dict):
+                resources[group] = {name: canonical_spelling(v) for name, v in amounts.items()}
+    overhead = spec.get("overhead")
+    if isinstance(overhead, dict):
+        spec["overhead"] = {name: canonical_spelling(v) for name, v in overhead.items()}
 
 
 def merge_selector(

@@ -56,3 +56,40 @@ def parse_quantity(value: object) -> Fraction:
             raise InvalidQuantity(f"{value!r} is out of range")
         return number * Fraction(10) ** exponent
     return number
+
+
+# The canonical exponents of decimal SI spellings, each with its suffix.
+_DECIMAL_SUFFIX = {exponent: suffix for suffix, exponent in DECIMAL.items()} | {0: ""}
+
+
+def canonical_spelling(value: object) -> object:
+    """The spelling the API server gives a quantity (apimachinery's `Quantity.String()`), which
+    is also what the Kubernetes provider stores for a built-in object's input: it round-trips
+    them through the typed API, so `cpu: 1` is recorded as "1", 1000 as "1k", "0.5" as "500m",
+    "1024Mi" as "1Gi". A value that is not a quantity is returned as it is (the API server
+    refuses it with its own message)."""
+    if isinstance(value, float) and value == value and abs(value) != float("inf"):
+        value = repr(value)  # as JSON carries it: the decimal digits, not the binary fraction
+    try:
+        amount = parse_quantity(value)
+    except InvalidQuantity:
+        return value
+    match = QUANTITY.match(value) if isinstance(value, str) else None
+    suffix = (match.group("suffix") or "") if match else ""
+    sign, amount = ("-", -amount) if amount < 0 else ("", amount)
+    if suffix in BINARY and amount >= 1024 and amount.denominator == 1:
+        whole = int(amount)
+        for name, size in sorted(BINARY.items(), key=lambda item: -item[1]):
+            if whole % size == 0:
+                return f"{sign}{whole // size}{name}"
+    # Decimal: rounded up to nano units, trailing zeros taken into an exponent that is a
+    # multiple of 3 between -9 and 18.
+    mantissa, exponent = -(-amount.numerator * 10**9 // amount.denominator), -9
+    if mantissa == 0:
+        return "0"
+    while mantissa % 10 == 0 and exponent < 18:
+        mantissa, exponent = mantissa // 10, exponent + 1
+    mantissa, exponent = mantissa * 10 ** (exponent % 3), exponent - exponent % 3
+    if suffix[:1] in ("e", "E") and suffix not in DECIMAL:
+        return f"{sign}{mantissa}" + (f"e{exponent}" if exponent else "")
+    return f"{sign}{mantissa}{_DECIMAL_SUFFIX[exponent]}"

@@ -17,12 +17,16 @@ from typing import Any
 
 import pytest
 from nodepools.planning.policy_section import policy_findings
+from nodepools.policies.pack import POLICIES
 
 from tests.engine.lifecycle import steps
 from tests.engine.programs import EngineProgram, component_programs, stack_part, why_not
 from tests.engine.tools import EngineEnv
 
 pytestmark = pytest.mark.xdist_group("engine")
+
+# The CLI shows each violation after its policy's description.
+DESCRIPTIONS = {policy.name: policy.description for policy in POLICIES}
 
 # Programs with findings: KarpenterNodePool's `existing` pool declares no limits (advisory).
 PROGRAMS = [
@@ -58,13 +62,20 @@ def engine_findings(result: dict[str, Any]) -> list[dict[str, str]]:
                 "policy": v["policy"],
                 "level": v["level"],
                 "resource": _resource(v["urn"]),
-                # the CLI wraps the pack's message in its color tags and a newline
-                "message": re.sub(r"<\{%[^%]*%\}>", "", v["message"]).strip(),
+                # the CLI wraps the pack's message in its color tags and a newline, after
+                # the policy's description
+                "message": _message(v["policy"], v["message"]),
             }
             for v in result["violations"]
         ),
         key=lambda f: (f["policy"], f["resource"], f["message"]),
     )
+
+
+def _message(policy: str, shown: str) -> str:
+    text = re.sub(r"<\{%[^%]*%\}>", "", shown).strip()
+    description = DESCRIPTIONS.get(policy, "")
+    return text.removeprefix(description).strip() if description else text
 
 
 def _resource(urn: str) -> str:

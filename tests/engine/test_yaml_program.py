@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 import yaml
-from nodepools.fleet.deploy import SECTIONS
 from nodepools.offline import run
+from nodepools.provider.host import component_kinds
 
 from tests.engine.lifecycle import (
     differences,
@@ -138,9 +138,9 @@ def test_the_yaml_example_runs_through_our_component_provider(
 def test_pulumi_package_get_schema_reads_our_provider(engine: EngineEnv, tmp_path: Path) -> None:
     launcher = engine.root / "bin" / "pulumi-resource-nodepools"
     schema = json.loads(engine.cli("package", "get-schema", str(launcher), cwd=tmp_path).stdout)
-    names = sorted(
-        kind.load()[0].__name__ for section in SECTIONS.values() for kind in section.values()
-    )
+    # every component the provider host serves (the fleet's sections and the standalone ones,
+    # NodeRole and Recipe among them)
+    names = sorted(component.__name__ for component, _ in component_kinds())
     assert sorted(schema["resources"]) == [f"nodepools:index:{n}" for n in names]
     assert {
         "nodepools:index:KarpenterNodePool",

@@ -240,8 +240,9 @@ def test_kubernetes_target_from_the_same_documents():
     spec = template.inputs["template"]["spec"]
     assert spec["nodeSelector"] == {"nvidia.com/gpu.product": "NVIDIA-A100"}
     assert spec["tolerations"][0]["value"] == "NVIDIA-A100"
+    # As the API server spells them: the Kubernetes provider stores a built-in object so.
     assert spec["containers"][0]["resources"]["requests"] == {
-        "cpu": 1,
+        "cpu": "1",
         "memory": "1Gi",
         "ephemeral-storage": "1Gi",
     }
