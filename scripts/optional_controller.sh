@@ -6,8 +6,8 @@
 #                   for tests/controlplane/test_kueue_controller.py;
 #   karpenter-kwok  Karpenter's controller with its KWOK cloud provider
 #                   (sigs.k8s.io/karpenter/kwok, KARPENTER=), for test_karpenter_kwok.py.
-# Idempotent: does nothing when the binary is there. Not part of `make test` or CI: a cold
-# build takes minutes (measured: see tests/README.md).
+# Idempotent: does nothing when the binary is there. `make test` (so CI) builds kueue when Go
+# is there; a cold build takes minutes (measured: see tests/README.md).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 case "${1:-}" in
