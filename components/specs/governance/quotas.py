@@ -2,7 +2,10 @@
 
 Checked here, with paths, before anything is rendered: unknown pools, quotas that add
 up to more than a pool holds, names that collide once mapped to Kubernetes names, and
-pools Kueue could not tell apart (see `PoolQuotasArgs`).
+pools Kueue could not tell apart (see `PoolQuotasArgs`). The settings that turn our Kueue
+opinions off (cohorts, covered resources, LocalQueues, namespace selectors, pool order,
+admission checks, topologies, ...) are described in `quota_options`, checked in
+`quota_checks`.
 """
 
 from __future__ import annotations
@@ -20,6 +23,14 @@ from nodepools.specs.core.base import (
 )
 from nodepools.specs.core.kube import Amount, DnsLabel, ObjectName, display_quantity, kube_name
 from nodepools.specs.governance.governed_pool import GovernedPool, PoolDescription
+from nodepools.specs.governance.quota_options import (
+    AdmissionCheckRef,
+    Cohorts,
+    ConcurrentAdmission,
+    FlavorFungibility,
+    LocalQueueArgs,
+    TopologyArgs,
+)
 from pydantic import Discriminator, Field, Tag, model_validator
 
 # A ClusterQueue resource group holds at most 64 flavors (Kueue v1beta2 CRD), and every
@@ -89,9 +100,49 @@ class Project(SpecModel):
         "pool (unnamed resources unlimited). Default true.",
     )
 
+    namespace_selector: dict[str, Any] | None = Field(
+        default=None,
+        description="Namespaces whose workloads the project's ClusterQueue admits, as a "
+        "Kubernetes label selector (`matchLabels`, `matchExpressions`); `{}` = every "
+        "namespace. Default None (the project's namespace).",
+    )
+    local_queues: list[LocalQueueArgs] | None = Field(
+        default=None,
+        description="The project's LocalQueues `[{name, namespace}]` (namespace default the "
+        "project's). Default None (one, named after the project, in its namespace).",
+    )
+    pool_order: list[str] | None = Field(
+        default=None,
+        description="Pools the project's ClusterQueue lists, in the order Kueue tries them "
+        "(pools left out can't be used). Default None (pools with quota, then the others, "
+        "each sorted by name).",
+    )
+    admission_checks: list[AdmissionCheckRef] = Field(
+        default_factory=list[AdmissionCheckRef],
+        description="AdmissionChecks `[{name, on_pools}]` the project's workloads must pass "
+        "(`admissionChecksStrategy`; the AdmissionCheck objects are made elsewhere, e.g. by "
+        "KueueQueues). Default [].",
+    )
+    flavor_fungibility: FlavorFungibility | None = Field(
+        default=None,
+        description="`{when_can_borrow, when_can_preempt, preference}`: whether a workload "
+        "tries the next pool before borrowing or preempting. Default None (Kueue's defaults).",
+    )
+    concurrent_admission: ConcurrentAdmission | None = Field(
+        default=None,
+        description="`{mode, last_acceptable_pool}`: Kueue's `concurrentAdmissionPolicy` "
+        "(its ConcurrentAdmission feature gate must be on). Default None.",
+    )
+
     @property
     def namespace_name(self) -> str:
         return self.namespace or kube_name(self.name)
+
+    def queues(self) -> list[tuple[str, str]]:
+        """(namespace, LocalQueue name) of each of the project's LocalQueues."""
+        if self.local_queues is None:
+            return [(self.namespace_name, kube_name(self.name))]
+        return [(q.namespace or self.namespace_name, kube_name(q.name)) for q in self.local_queues]
 
 
 class Department(SpecModel):
@@ -118,13 +169,35 @@ class PoolQuotasArgs(SpecModel):
         "Required.",
     )
     departments: list[Department] = Field(
-        min_length=1, description="Departments with their projects. Required."
+        default_factory=list[Department],
+        description="Departments with their projects; default [] (the pools' "
+        "ResourceFlavors only).",
     )
-    reclaim: Reclaim = Field(
+    reclaim: Reclaim | None = Field(
         default="Any",
         description="How an owner takes lent capacity back (ClusterQueue "
         "`preemption.reclaimWithinCohort`): `Any` preempts any borrower, `LowerPriority` "
-        "only lower-priority ones, `Never` waits. Default `Any`.",
+        "only lower-priority ones, `Never` waits; None writes no `preemption` (Kueue's "
+        "default, `Never`). Default `Any`.",
+    )
+    cohorts: Cohorts = Field(
+        default="organization",
+        description="The cohort tree: `organization` (a root Cohort joins the department "
+        "Cohorts: idle quota is lent across departments), `departments` (each department's "
+        "projects share its cohort, no root; a Cohort object only for a department with a "
+        "`limit`), `none` (no cohort: nothing is lent or borrowed). Default `organization`.",
+    )
+    covered_resources: list[str] | None = Field(
+        default=None,
+        description="The resources every ClusterQueue covers, in order (each `cpu`, "
+        "`memory` or a pool's accelerator resource). Default None (`cpu` and `memory` when "
+        "a quota names them, then every pool's accelerator resource).",
+    )
+    topologies: list[TopologyArgs] = Field(
+        default_factory=list[TopologyArgs],
+        description="Topologies `[{name, levels, pools}]` for topology-aware scheduling: "
+        "each a Topology object, named as `topologyName` by the ResourceFlavors of its "
+        "pools. Default [].",
     )
     create_namespaces: bool = Field(
         default=True, description="Create the projects' Namespaces; default true."
@@ -137,8 +210,11 @@ class PoolQuotasArgs(SpecModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> PoolQuotasArgs:
+        from nodepools.specs.governance.quota_checks import option_issues
+
         issues = [*_pool_issues(self.pools), *_name_issues(self.departments)]
         issues += _quota_issues(self.pools, self.departments)
+        issues += option_issues(self)
         if issues:
             raise NestedIssues(issues)
         return self
@@ -171,27 +247,33 @@ def _pool_issues(pools: list[PoolDescription]) -> list[Issue]:
                 )
             )
         seen.setdefault(mapped, i)
-        if not pool.is_default and not pool.node_labels:
-            issues.append(
-                Issue(
-                    f"pools[{i}].node_labels",
-                    f"pool {pool.name!r} needs node labels: its ResourceFlavor selects its "
-                    "nodes by them (only `default` may have none)",
-                )
+    # A pool without node labels stands for the nodes in no other pool (as `default` does):
+    # its ResourceFlavor pins its pods nowhere, so there can be only one.
+    unlabelled = [i for i, pool in enumerate(pools) if not pool.node_labels]
+    for i in unlabelled[1:]:
+        first = pools[unlabelled[0]].name
+        issues.append(
+            Issue(
+                f"pools[{i}].node_labels",
+                f"pool {pools[i].name!r} needs node labels: its ResourceFlavor selects its "
+                f"nodes by them, and pool {first!r} already has none (only one pool, the "
+                "nodes in no other pool, may have none)",
             )
-    default = next((pool for pool in pools if pool.is_default), None)
-    if default is not None and not default.node_labels:
-        # The default flavor has no nodeLabels, so Kueue doesn't pin its pods anywhere; only
-        # a hard taint keeps them (and their quota) off the other pools' nodes.
+        )
+    if unlabelled:
+        # Only a hard taint keeps the unlabelled pool's pods (and their quota) off the
+        # other pools' nodes.
+        catch_all = pools[unlabelled[0]].name
         for i, pool in enumerate(pools):
-            if pool.is_default or any(t.effect in HARD_TAINT_EFFECTS for t in pool.taints):
+            if i in unlabelled or any(t.effect in HARD_TAINT_EFFECTS for t in pool.taints):
                 continue
             issues.append(
                 Issue(
                     f"pools[{i}].taints",
                     f"pool {pool.name!r} has no NoSchedule or NoExecute taint, so workloads "
-                    "admitted on `default` (which has no node_labels) could run on its nodes "
-                    "without being counted there; taint it, or give `default` node_labels",
+                    f"admitted on {catch_all!r} (which has no node_labels) could run on its "
+                    "nodes without being counted there; taint it, or give "
+                    f"{catch_all!r} node_labels",
                 )
             )
     return issues
