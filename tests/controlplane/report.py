@@ -21,6 +21,10 @@ ORDER = (
     "device DaemonSet pods kept off pools they do not serve",
     "ValidatingAdmissionPolicy denials checked",
     "Kueue controller: Jobs admitted / borrowing / held",
+    "Kueue controller: PoolQuotas programs exercised",
+    "Kueue controller: Jobs admitted (within quota or borrowing)",
+    "Kueue controller: Jobs held over quota",
+    "Kueue controller: borrowers preempted by a lender",
     "Karpenter (KWOK): NodeClaims launched from our NodePools",
 )
 COUNTS: Counter[str] = Counter()

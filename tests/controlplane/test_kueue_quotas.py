@@ -102,24 +102,23 @@ def _root(cohorts: dict[str, str | None], name: str) -> str:
 
 def _lending_pair(
     manifests: list[dict[str, Any]],
-) -> tuple[dict[str, Any], dict[str, Any], str, int] | None:
-    """(borrower, lender, flavor, the GPUs the borrower can reach there): the first queue with
-    unlimited borrowing and GPU quota on a pool with node labels, and another queue of its
-    cohort tree with GPU quota there; None when no queue has anyone to borrow from."""
+) -> tuple[dict[str, Any], dict[str, Any], str, dict[str, int]] | None:
+    """(borrower, lender, a pool with node labels the borrower has GPU quota on, the GPU quota
+    of the borrower's cohort tree on each pool its queue lists): the first queue with
+    unlimited borrowing and such a pool, and another queue of its tree with GPU quota there;
+    None when no queue has anyone to borrow from."""
     cohorts = {
         c["metadata"]["name"]: c["spec"].get("parentName") for c in _by_kind(manifests, "Cohort")
     }
-    limited = {
-        c["metadata"]["name"]
-        for c in _by_kind(manifests, "Cohort")
-        if c["spec"].get("resourceGroups")
-    }
+    capped = any(c["spec"].get("resourceGroups") for c in _by_kind(manifests, "Cohort"))
     labelled = {
         f["metadata"]["name"]
         for f in _by_kind(manifests, "ResourceFlavor")
         if f.get("spec", {}).get("nodeLabels")
     }
-    queues = _by_kind(manifests, "ClusterQueue")
+    queues = [q for q in _by_kind(manifests, "ClusterQueue") if q["spec"].get("cohortName")]
+    if capped:  # a department's borrowing cap would make the reachable quota a sum of caps
+        return None
     for borrower in queues:
         tree = _root(cohorts, borrower["spec"]["cohortName"])
         peers = [
@@ -127,17 +126,19 @@ def _lending_pair(
             for q in queues
             if q is not borrower and _root(cohorts, q["spec"]["cohortName"]) == tree
         ]
+        totals = {f: sum(_gpus(q, f) for q in [borrower, *peers]) for f in _flavor_order(borrower)}
         for flavor in _flavor_order(borrower):
             own = _gpu_quota(borrower, flavor)
             if flavor not in labelled or own is None or own[1] == 0 or own[2]:
                 continue
-            lenders = [q for q in peers if (_gpu_quota(q, flavor) or ("", 0, False))[1] > 0]
-            if not lenders or limited:
-                # A department's borrowing cap would make the reachable quota a sum of caps.
-                continue
-            reach = own[1] + sum((_gpu_quota(q, flavor) or ("", 0, False))[1] for q in peers)
-            return borrower, lenders[0], flavor, reach
+            lenders = [q for q in peers if _gpus(q, flavor) > 0]
+            if lenders:
+                return borrower, lenders[0], flavor, totals
     return None
+
+
+def _gpus(queue: dict[str, Any], flavor: str) -> int:
+    return (_gpu_quota(queue, flavor) or ("", 0, False))[1]
 
 
 def _project_path(program: Governed, queue: str) -> tuple[int, int]:
@@ -263,31 +264,41 @@ def test_each_programs_quotas_admit_within_borrow_and_reclaim_and_hold_over(
         assert not kueue.admitted(ref), message
         print(f"{program.label}: over quota, nothing to borrow: {message}")
         held += 1
+        kueue.clear(namespaces)
     else:
-        borrower, lender, flavor, reach = pair
+        borrower, lender, flavor, totals = pair
         b_name, l_name = borrower["metadata"]["name"], lender["metadata"]["name"]
         b_local = next(lq for lq in local_queues if lq["spec"]["clusterQueue"] == b_name)
         l_local = next(lq for lq in local_queues if lq["spec"]["clusterQueue"] == l_name)
         resource, nominal, _ = _gpu_quota(borrower, flavor) or ("", 0, False)
         selector = flavors[flavor]
 
-        # Over quota with over_quota: the whole tree's idle quota on the pool is borrowed.
-        ref = kueue.submit(
-            job(
-                "borrows",
+        # Over quota with over_quota: the project borrows its whole cohort tree's idle quota,
+        # pool by pool (Kueue v0.19 admits a pod on a flavor without node labels whatever its
+        # node selector, so that pool is filled first, by a Job with no selector).
+        borrows: list[str] = []
+        for pool in sorted(totals, key=lambda f: bool(flavors.get(f))):
+            if not totals[pool]:
+                continue
+            name = f"borrows-{pool}"
+            manifest = job(
+                name,
                 b_local["metadata"]["namespace"],
                 b_local["metadata"]["name"],
-                _requests(borrower, resource, reach),
-                selector,
+                _requests(borrower, resource, totals[pool]),
+                flavors.get(pool),
             )
-        )
-        kueue.wait(f"{program.label}: {ref} admitted by borrowing", lambda: kueue.admitted(ref))
+            ref = kueue.submit(manifest)
+            kueue.wait(f"{program.label}: {ref} admitted", lambda r=ref: kueue.admitted(r))
+            assert kueue.flavor(ref) == pool, (ref, kueue.flavor(ref))
+            borrows.append(ref)
+        lent = sum(totals.values()) - sum(_gpus(borrower, f) for f in totals)
         kueue.wait(
-            f"{program.label}: {b_name} borrowing {reach - nominal} {resource}",
-            lambda: kueue.usage(b_name, resource, "borrowed") == reach - nominal,
+            f"{program.label}: {b_name} borrowing {lent} {resource}",
+            lambda: kueue.usage(b_name, resource, "borrowed") == lent,
         )
-        admitted += 1
-        # The lender wants its quota back: the borrower is preempted.
+        admitted += len(borrows)
+        # A lender wants its quota back: a borrower is preempted.
         claim = kueue.submit(
             job(
                 "reclaims",
@@ -297,16 +308,24 @@ def test_each_programs_quotas_admit_within_borrow_and_reclaim_and_hold_over(
                 selector,
             )
         )
-        reason = kueue.wait(
-            f"{program.label}: {ref} preempted", lambda: kueue.condition(ref, "Preempted")
-        )
+
+        def preempted_one() -> tuple[str, dict[str, Any]] | None:
+            for ref in borrows:
+                condition = kueue.condition(ref, "Preempted")
+                if condition is not None:
+                    return ref, condition
+            return None
+
+        victim, reason = kueue.wait(f"{program.label}: a borrower preempted", preempted_one)
         assert reason["reason"] == "InCohortReclamation", reason
         kueue.wait(f"{program.label}: {claim} admitted", lambda: kueue.admitted(claim))
-        kueue.wait(f"{program.label}: {ref} suspended again", lambda: not kueue.admitted(ref))
+        kueue.wait(f"{program.label}: {victim} suspended again", lambda: not kueue.admitted(victim))
         message = kueue.wait(
-            f"{program.label}: {ref} held after preemption", lambda: kueue.held(ref)
+            f"{program.label}: {victim} held after preemption", lambda: kueue.held(victim)
         )
-        print(f"{program.label}: {ref} preempted ({reason.get('message')}), then held: {message}")
+        print(
+            f"{program.label}: {victim} preempted ({reason.get('message')}), then held: {message}"
+        )
         admitted, preempted, held = admitted + 1, preempted + 1, held + 1
         kueue.clear(namespaces)
 
@@ -324,17 +343,19 @@ def test_each_programs_quotas_admit_within_borrow_and_reclaim_and_hold_over(
             KubeObject(f"{program.label} (over_quota: false)", closed),
             dry_run=False,
         )
+        # Over the most it holds on any pool the Job's selector matches.
+        most = max(_gpus(borrower, f) for f in totals if f == flavor or not flavors.get(f))
         over = kueue.submit(
             job(
                 "over",
                 b_local["metadata"]["namespace"],
                 b_local["metadata"]["name"],
-                _requests(borrower, resource, nominal + 1),
+                _requests(borrower, resource, most + 1),
                 selector,
             )
         )
         message = kueue.wait(f"{program.label}: {over} held", lambda: kueue.held(over))
-        assert not kueue.admitted(over) and kueue.usage(l_name, resource) == 0, message
+        assert not kueue.admitted(over), message
         fits = kueue.submit(
             job(
                 "fits",
