@@ -4,17 +4,46 @@ covered, the names they give don't collide. Each issue has its path and quotes t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 from nodepools.specs.core.base import Issue
 from nodepools.specs.core.kube import CPU, MEMORY, kube_name
-from nodepools.specs.governance.quotas import Amounts
+from nodepools.specs.governance.governed_pool import PoolDescription
+from nodepools.specs.governance.quota_models import Amounts, Department, Project
+from nodepools.specs.governance.quota_options import Cohorts, TopologyArgs
+from pydantic import BaseModel
 
-if TYPE_CHECKING:
-    from nodepools.specs.governance.quotas import PoolQuotasArgs, Project
+
+@dataclass(frozen=True)
+class _Args:
+    """What the checks read of PoolQuotasArgs (`reclaim`: only when written)."""
+
+    pools: list[PoolDescription]
+    departments: list[Department]
+    cohorts: Cohorts
+    organization: str | None
+    reclaim: str | None
+    covered_resources: list[str] | None
+    topologies: list[TopologyArgs]
+
+    def projects(self) -> Iterator[tuple[int, Department, int, Project]]:
+        for d, department in enumerate(self.departments):
+            for p, project in enumerate(department.projects):
+                yield d, department, p, project
 
 
-def option_issues(args: PoolQuotasArgs) -> list[Issue]:
+def option_issues(
+    pools: list[PoolDescription],
+    departments: list[Department],
+    cohorts: Cohorts,
+    organization: str | None,
+    reclaim: str | None,
+    covered_resources: list[str] | None,
+    topologies: list[TopologyArgs],
+) -> list[Issue]:
+    """Every problem of the Kueue settings (`reclaim`: the value only when it was written)."""
+    args = _Args(pools, departments, cohorts, organization, reclaim, covered_resources, topologies)
     issues = _cohort_issues(args) + _covered_issues(args) + _topology_issues(args)
     queues_seen: dict[tuple[str, str], str] = {}
     for d, _, p, project in args.projects():
@@ -34,7 +63,7 @@ def option_issues(args: PoolQuotasArgs) -> list[Issue]:
     return issues
 
 
-def _cohort_issues(args: PoolQuotasArgs) -> list[Issue]:
+def _cohort_issues(args: _Args) -> list[Issue]:
     issues: list[Issue] = []
     if args.cohorts != "organization" and args.organization is not None:
         issues.append(
@@ -44,9 +73,20 @@ def _cohort_issues(args: PoolQuotasArgs) -> list[Issue]:
                 f"{args.cohorts!r} doesn't make; use cohorts 'organization' or drop it",
             )
         )
+    if args.cohorts == "departments":
+        for d, department in enumerate(args.departments):
+            if department.limit is not None:
+                issues.append(
+                    Issue(
+                        f"departments[{d}].limit",
+                        f"{department.limit.model_dump(exclude_none=True)!r}: with cohorts "
+                        "'departments' a department borrows from no one, so nothing caps; "
+                        "use cohorts 'organization'",
+                    )
+                )
     if args.cohorts != "none":
         return issues
-    if "reclaim" in args.model_fields_set and args.reclaim is not None:
+    if args.reclaim is not None:
         issues.append(
             Issue(
                 "reclaim",
@@ -77,14 +117,14 @@ def _cohort_issues(args: PoolQuotasArgs) -> list[Issue]:
 
 
 def _shown(value: object) -> str:
-    return repr(value.model_dump(exclude_none=True) if isinstance(value, Amounts) else value)
+    return repr(value.model_dump(exclude_none=True) if isinstance(value, BaseModel) else value)
 
 
-def _accelerators(args: PoolQuotasArgs) -> list[str]:
+def _accelerators(args: _Args) -> list[str]:
     return sorted({pool.gpu_resource for pool in args.pools})
 
 
-def _covered_issues(args: PoolQuotasArgs) -> list[Issue]:
+def _covered_issues(args: _Args) -> list[Issue]:
     if args.covered_resources is None:
         return []
     issues: list[Issue] = []
@@ -103,11 +143,13 @@ def _covered_issues(args: PoolQuotasArgs) -> list[Issue]:
     covered = set(args.covered_resources)
     pools = {pool.name: pool for pool in args.pools}
     for d, department in enumerate(args.departments):
-        named = [(f"departments[{d}].limit", department.limit, None)]
+        named: list[tuple[str, Amounts | None, str | None]] = [
+            (f"departments[{d}].limit", department.limit, None)
+        ]
         for p, project in enumerate(department.projects):
             at = f"departments[{d}].projects[{p}]"
             named += [(f"{at}.quotas.{n}", amounts, n) for n, amounts in project.quotas.items()]
-            if isinstance(project.over_quota, Amounts):
+            if not isinstance(project.over_quota, bool):
                 named.append((f"{at}.over_quota", project.over_quota, None))
         for path, amounts, pool_name in named:
             if amounts is None:
@@ -131,16 +173,16 @@ def _covered_issues(args: PoolQuotasArgs) -> list[Issue]:
     return issues
 
 
-def _pool_names(args: PoolQuotasArgs) -> set[str]:
+def _pool_names(args: _Args) -> set[str]:
     return {pool.name for pool in args.pools}
 
 
-def _unknown_pool(path: str, name: str, args: PoolQuotasArgs) -> Issue:
+def _unknown_pool(path: str, name: str, args: _Args) -> Issue:
     known = ", ".join(repr(pool.name) for pool in args.pools)
     return Issue(path, f"unknown pool {name!r} (pools: {known})")
 
 
-def _topology_issues(args: PoolQuotasArgs) -> list[Issue]:
+def _topology_issues(args: _Args) -> list[Issue]:
     issues: list[Issue] = []
     names: dict[str, int] = {}
     pools_seen: dict[str, str] = {}
@@ -169,7 +211,7 @@ def _topology_issues(args: PoolQuotasArgs) -> list[Issue]:
     return issues
 
 
-def _project_issues(args: PoolQuotasArgs, project: Project, at: str) -> list[Issue]:
+def _project_issues(args: _Args, project: Project, at: str) -> list[Issue]:
     issues: list[Issue] = []
     known = _pool_names(args)
     listed = project.pool_order if project.pool_order is not None else sorted(known)

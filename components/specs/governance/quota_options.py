@@ -6,8 +6,9 @@ New fields (snake_case in Python and stack config; camelCase through the provide
 `PoolQuotasArgs`:
 - `cohorts`: "organization" | "departments" | "none"; default "organization" (a root Cohort
   joins the department Cohorts). "departments": each department's projects share its cohort
-  (`cohortName`), no root Cohort; a department's Cohort object only when it has a `limit`.
-  "none": no cohort at all (no `cohortName`, no Cohort objects; nothing is borrowed).
+  (`cohortName`, an implicit cohort: no Cohort objects; a department `limit` is refused,
+  since it borrows from no one). "none": no cohort at all (no `cohortName`, no Cohort
+  objects; nothing is borrowed).
 - `covered_resources`: list[str] | None; default None (`cpu`/`memory` when a quota names
   them, then every pool's accelerator resource). Set: exactly these, in this order (each
   `cpu`, `memory` or a pool's accelerator resource).
