@@ -199,7 +199,8 @@ def _project_queue(
             {
                 "department": department.name,
                 "project": project.name,
-                "namespace": project.namespace_name,
+                # Where its (first) LocalQueue is: `namespace/queue` is what workloads name.
+                "namespace": project.queues()[0][0],
                 "queue": project.queues()[0][1],
                 "pool": pool.name,
                 "nominal": nominal_row,

@@ -275,6 +275,9 @@ def test_several_local_queues_of_any_name_and_namespace() -> None:
         ("LocalQueue", "research", "batch"),
     ]
     assert plan.queue_names == {"research": "batch"}
+    first = _two_pools(local_queues=[{"name": "interactive", "namespace": "notebooks"}])
+    table = render_quotas("org", parse_spec(PoolQuotasArgs, first, "org")).table
+    assert {(row["namespace"], row["queue"]) for row in table} == {("notebooks", "interactive")}
 
 
 def _problems(args: dict[str, Any]) -> dict[str, str]:
