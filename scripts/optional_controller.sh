@@ -6,10 +6,9 @@
 #                   for tests/controlplane/test_kueue_controller.py;
 #   karpenter-kwok  Karpenter's controller with its KWOK cloud provider
 #                   (sigs.k8s.io/karpenter/kwok, KARPENTER=), for test_karpenter_kwok.py,
-#                   test_karpenter_upstream_kwok.py and test_doctor_karpenter.py; built by
-#                   `make test` when Go is there (so in CI, which requires it).
-# Idempotent: does nothing when the binary is there. A cold build takes minutes (measured:
-# see tests/README.md).
+#                   test_karpenter_upstream_kwok.py and test_doctor_karpenter.py.
+# Idempotent: does nothing when the binary is there. `make test` (so CI, which requires them)
+# builds both when Go is there; a cold build takes minutes (measured: see tests/README.md).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 case "${1:-}" in

@@ -29,6 +29,14 @@ GPU-only quotas need Kueue configured to ignore cpu and memory
 (`resources.excludeResourcePrefixes`), or quotas that name them too (as the org-quotas
 stack does, reserving CPU and memory with the GPUs as Run:ai advises).
 
+Each opinion above can be turned off (`nodepools.specs.governance.quota_options`): `cohorts`
+`departments` (no root) or `none` (no cohort, no borrowing limit, no preemption), `reclaim`
+None, `covered_resources` as written, any one pool without node labels (its flavor then
+has no `spec` unless tainted), `topologies` (Topology objects, the flavors' `topologyName`),
+and per project `namespace_selector` (`{}`: every namespace), `local_queues` (any names,
+several), `pool_order` (only these pools, in this order), `admission_checks`,
+`flavor_fungibility` and `concurrent_admission`.
+
 Not mapped: Run:ai's over-quota fair-share weights (Kueue's fair sharing is a manager
 setting, not an object this component owns) and node-pool placement priority among pools.
 """
@@ -45,6 +53,7 @@ from nodepools.specs.core.base import Issue, SpecError, format_path
 from nodepools.specs.core.kube import CPU, MEMORY, format_quantity, kube_name
 from nodepools.specs.core.labels import DEPARTMENT_LABEL, PROJECT_LABEL
 from nodepools.specs.governance.governed_pool import PoolDescription
+from nodepools.specs.governance.quota_options import TopologyArgs
 from nodepools.specs.governance.quotas import Amounts, Department, PoolQuotasArgs, Project
 
 KUEUE_API = "kueue.x-k8s.io/v1beta2"
@@ -72,6 +81,8 @@ def _kueue(
 
 
 def covered_resources(args: PoolQuotasArgs) -> list[str]:
+    if args.covered_resources is not None:
+        return list(args.covered_resources)
     named: set[str] = set()
     for department in args.departments:
         amounts = [department.limit] if department.limit else []
@@ -114,20 +125,33 @@ def _sorted_pools(pools: list[PoolDescription]) -> list[PoolDescription]:
     return sorted(pools, key=lambda pool: kube_name(pool.name))
 
 
-def _flavor(pool: PoolDescription, index: int) -> Rendered:
+def _flavor(pool: PoolDescription, index: int, topology: str | None) -> Rendered:
     spec: dict[str, Any] = {}
     if pool.node_labels:
         spec["nodeLabels"] = dict(pool.node_labels)
     if pool.taints:
         spec["tolerations"] = [toleration_for(taint) for taint in pool.taints]
+    if topology is not None:
+        spec["topologyName"] = topology
     name = kube_name(pool.name)
-    return Rendered(f"flavor-{name}", _kueue("ResourceFlavor", name, spec), f"pools[{index}]")
+    manifest = _kueue("ResourceFlavor", name, spec)
+    if not spec:
+        del manifest["spec"]  # as Kueue's examples write a flavor with nothing to say
+    return Rendered(f"flavor-{name}", manifest, f"pools[{index}]")
+
+
+def _topology(topology: TopologyArgs, index: int) -> Rendered:
+    name = kube_name(topology.name)
+    spec = {"levels": [{"nodeLabel": key} for key in topology.levels]}
+    return Rendered(f"topology-{name}", _kueue("Topology", name, spec), f"topologies[{index}]")
 
 
 def _department_cohort(
     department: Department, index: int, root: str, pools: list[PoolDescription], covered: list[str]
 ) -> Rendered:
-    spec: dict[str, Any] = {"parentName": root}
+    spec: dict[str, Any] = {
+        "parentName": root
+    }  # cohorts 'organization': the only tree with objects
     if department.limit is not None:
         flavors: list[dict[str, Any]] = []
         for pool in _sorted_pools(pools):
@@ -151,11 +175,10 @@ def _project_queue(
     args: PoolQuotasArgs,
     covered: list[str],
 ) -> tuple[Rendered, list[dict[str, Any]]]:
-    owned = [pool for pool in args.pools if pool.name in project.quotas]
-    others = [pool for pool in args.pools if pool.name not in project.quotas]
     flavors: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
-    for pool in [*_sorted_pools(owned), *_sorted_pools(others)]:
+    in_cohort = args.cohorts != "none"
+    for pool in _queue_pools(project, args.pools):
         resources: list[dict[str, Any]] = []
         nominal_row: dict[str, Any] = {}
         limit_row: dict[str, Any] = {}
@@ -165,7 +188,7 @@ def _project_queue(
                 "name": resource,
                 "nominalQuota": format_quantity(nominal, resource),
             }
-            limit = _borrowing_limit(project, pool, resource)
+            limit = _borrowing_limit(project, pool, resource) if in_cohort else None
             if limit is not None:
                 quota["borrowingLimit"] = format_quantity(limit, resource)
             resources.append(quota)
@@ -176,21 +199,61 @@ def _project_queue(
             {
                 "department": department.name,
                 "project": project.name,
-                "namespace": project.namespace_name,
-                "queue": kube_name(project.name),
+                # Where its (first) LocalQueue is: `namespace/queue` is what workloads name.
+                "namespace": project.queues()[0][0],
+                "queue": project.queues()[0][1],
                 "pool": pool.name,
                 "nominal": nominal_row,
                 "borrowingLimit": limit_row,
             }
         )
-    spec = {
-        "cohortName": kube_name(department.name),
-        "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: project.namespace_name}},
-        "resourceGroups": [{"coveredResources": list(covered), "flavors": flavors}],
-        "preemption": {"reclaimWithinCohort": args.reclaim},
-    }
+    spec: dict[str, Any] = {}
+    if in_cohort:
+        spec["cohortName"] = kube_name(department.name)
+    spec["namespaceSelector"] = (
+        {"matchLabels": {NAMESPACE_NAME_LABEL: project.namespace_name}}
+        if project.namespace_selector is None
+        else project.namespace_selector
+    )
+    spec["resourceGroups"] = [{"coveredResources": list(covered), "flavors": flavors}]
+    if in_cohort and args.reclaim is not None:
+        spec["preemption"] = {"reclaimWithinCohort": args.reclaim}
+    spec.update(_queue_settings(project))
     name = kube_name(project.name)
     return Rendered(f"clusterqueue-{name}", _kueue("ClusterQueue", name, spec), origin), rows
+
+
+def _queue_pools(project: Project, pools: list[PoolDescription]) -> list[PoolDescription]:
+    """The pools a project's ClusterQueue lists, in the order Kueue tries them."""
+    if project.pool_order is not None:
+        by_name = {pool.name: pool for pool in pools}
+        return [by_name[name] for name in project.pool_order]
+    owned = [pool for pool in pools if pool.name in project.quotas]
+    others = [pool for pool in pools if pool.name not in project.quotas]
+    return [*_sorted_pools(owned), *_sorted_pools(others)]
+
+
+def _queue_settings(project: Project) -> dict[str, Any]:
+    """The ClusterQueue fields a project sets only when it says so."""
+    spec: dict[str, Any] = {}
+    if project.admission_checks:
+        checks: list[dict[str, Any]] = []
+        for check in project.admission_checks:
+            entry: dict[str, Any] = {"name": check.name}
+            if check.on_pools is not None:
+                entry["onFlavors"] = [kube_name(pool) for pool in check.on_pools]
+            checks.append(entry)
+        spec["admissionChecksStrategy"] = {"admissionChecks": checks}
+    if project.flavor_fungibility is not None:
+        spec["flavorFungibility"] = project.flavor_fungibility.manifest()
+    concurrent = project.concurrent_admission
+    if concurrent is not None:
+        migration: dict[str, Any] = {"mode": concurrent.mode}
+        if concurrent.last_acceptable_pool is not None:
+            last = kube_name(concurrent.last_acceptable_pool)
+            migration["constraints"] = {"lastAcceptableFlavorName": last}
+        spec["concurrentAdmissionPolicy"] = {"migration": migration}
+    return spec
 
 
 def _namespace(department: Department, project: Project, origin: str) -> Rendered:
@@ -257,12 +320,17 @@ def render_quotas(name: str, args: PoolQuotasArgs) -> QuotaPlan:
     if clashes:
         raise SpecError(f"PoolQuotas {name!r}", clashes)
     covered = covered_resources(args)
-    objects = [_flavor(pool, i) for i, pool in enumerate(args.pools)]
-    objects.append(Rendered("cohort", _kueue("Cohort", root, {}), "organization"))
-    objects += [
-        _department_cohort(department, d, root, args.pools, covered)
-        for d, department in enumerate(args.departments)
-    ]
+    topology_of = {
+        pool: kube_name(topology.name) for topology in args.topologies for pool in topology.pools
+    }
+    objects = [_topology(topology, i) for i, topology in enumerate(args.topologies)]
+    objects += [_flavor(pool, i, topology_of.get(pool.name)) for i, pool in enumerate(args.pools)]
+    if args.cohorts == "organization":
+        objects.append(Rendered("cohort", _kueue("Cohort", root, {}), "organization"))
+        objects += [
+            _department_cohort(department, d, root, args.pools, covered)
+            for d, department in enumerate(args.departments)
+        ]
     queue_names: dict[str, str] = {}
     table: list[dict[str, Any]] = []
     for d, department, p, project in args.projects():
@@ -272,20 +340,22 @@ def render_quotas(name: str, args: PoolQuotasArgs) -> QuotaPlan:
         if args.create_namespaces:
             objects.append(_namespace(department, project, origin))
         objects.append(queue)
-        local_name = kube_name(project.name)
-        objects.append(
-            Rendered(
-                f"localqueue-{local_name}",
-                _kueue(
-                    "LocalQueue",
-                    local_name,
-                    {"clusterQueue": queue.manifest["metadata"]["name"]},
-                    project.namespace_name,
-                ),
-                origin,
+        for q, (namespace, local_name) in enumerate(project.queues()):
+            # The default LocalQueue keeps the child name it always had.
+            role = local_name if project.local_queues is None else f"{namespace}-{local_name}"
+            objects.append(
+                Rendered(
+                    f"localqueue-{role}",
+                    _kueue(
+                        "LocalQueue",
+                        local_name,
+                        {"clusterQueue": queue.manifest["metadata"]["name"]},
+                        namespace,
+                    ),
+                    origin if project.local_queues is None else f"{origin}.local_queues[{q}]",
+                )
             )
-        )
-        queue_names[project.name] = local_name
+        queue_names[project.name] = project.queues()[0][1]
     return QuotaPlan(
         objects, dict(sorted(queue_names.items())), _summary(args), table, _department_totals(args)
     )

@@ -25,12 +25,14 @@ from nodepools.specs.governance.quotas import PoolQuotasArgs
 class PoolQuotas(pulumi.ComponentResource):
     """Departments -> projects -> per-pool quotas with over-quota borrowing and reclaim.
 
-    Outputs: `queue_names` (project name -> its LocalQueue name, the value of a
+    Outputs: `queue_names` (project name -> its (first) LocalQueue's name, the value of a
     workload's `kueue.x-k8s.io/queue-name` label) and `summary` (per pool: `capacity`
     and total `nominal` quota, by `gpu`, `cpu`, `memory`; an unknown capacity is left out).
-    Children: `{name}-flavor-<pool>`, `{name}-cohort`, `{name}-cohort-<department>`,
+    Children: `{name}-topology-<topology>`, `{name}-flavor-<pool>`, `{name}-cohort`,
+    `{name}-cohort-<department>` (with `cohorts` `organization`),
     `{name}-namespace-<namespace>`, `{name}-clusterqueue-<project>`,
-    `{name}-localqueue-<project>` (Kubernetes forms of the names).
+    `{name}-localqueue-<project>` (`{name}-localqueue-<namespace>-<queue>` for the
+    `local_queues` a project names) (Kubernetes forms of the names).
     """
 
     TYPE = "nodepools:index:PoolQuotas"

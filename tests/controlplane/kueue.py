@@ -1,19 +1,30 @@
-"""Kueue's controller manager for the control-plane tests: where the optional build puts it,
-its CRDs (from the same Go module), and how it is started against the test API server."""
+"""Kueue's controller manager for the control-plane tests: where `make kueue-controller` puts
+it, its CRDs (from the same Go module), and how it is started against the test API server
+(`running_kueue`: one start per test module that needs it).
+
+Without the binary the tests that need it skip with a message; NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1
+or NODEPOOLS_REQUIRE_CONTROLLERS=1 (both set by .ci/run) turn that into a failure."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+import pytest
+import yaml
+
 from tests.controlplane.cluster import (
+    REQUIRE_VARIABLE,
     ControlPlane,
     _wait_ready,
     free_port,
     kubeconfig,
     pinned_versions,
+    wait_established,
 )
 
 KUEUE_NAMESPACE = "kueue-system"
@@ -29,6 +40,21 @@ def kueue_binary() -> Path | None:
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     path = Path(cache) / "nodepools" / f"kueue-{kueue_version()}" / "bin" / "kueue"
     return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+REQUIRE_CONTROLLERS = "NODEPOOLS_REQUIRE_CONTROLLERS"
+
+
+def require_kueue() -> Path:
+    """The binary; else skip, or fail when CI requires the controllers."""
+    binary = kueue_binary()
+    if binary is not None:
+        return binary
+    message = f"kueue controller {kueue_version()} not built (run `make kueue-controller`)"
+    required = [v for v in (REQUIRE_VARIABLE, REQUIRE_CONTROLLERS) if os.environ.get(v) == "1"]
+    if required:
+        pytest.fail(f"{message}; {'='.join(required[:1])}=1 requires it", pytrace=False)
+    pytest.skip(message)
 
 
 def kueue_crd_dir() -> Path:
@@ -78,8 +104,7 @@ def start_kueue(plane: ControlPlane, webhook: int, api_client: Any) -> subproces
     the serving certificates, keeps them in a Secret and injects its CA into Kueue's webhook
     configurations, created here empty: the API server does not call Kueue's webhooks, whose
     checks the vendored-CRD and KueueQueues tests cover)."""
-    binary = kueue_binary()
-    assert binary is not None
+    binary = require_kueue()
     certs = plane.workdir / "kueue-certs"
     certs.mkdir(exist_ok=True)
     health, metrics = free_port(), free_port()
@@ -141,3 +166,55 @@ WEBHOOK_CONFIGURATIONS = (
     ("ValidatingWebhookConfiguration", "kueue-validating-webhook-configuration"),
     ("MutatingWebhookConfiguration", "kueue-mutating-webhook-configuration"),
 )
+
+
+def _snake(kind: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in kind).lstrip("_")
+
+
+@contextmanager
+def running_kueue(
+    plane: ControlPlane, api_client: Any, dynamic_client: Any
+) -> Iterator[ControlPlane]:
+    """Kueue's full CRD set from its module (replacing the vendored subset: same release),
+    its namespace, and the manager running until the block ends (a running Kueue would put
+    finalizers on the queues and flavors later modules apply and delete). Safe to enter again
+    in a later module of the same session."""
+    from kubernetes import client
+    from kubernetes.client.exceptions import ApiException
+
+    from tests.controlplane.objects import KubeObject, apply
+
+    require_kueue()
+    extensions = client.ApiextensionsV1Api(api_client)
+    webhook_port = free_port()
+    names = []
+    for path in sorted(kueue_crd_dir().glob("*.yaml")):
+        crd = yaml.safe_load(path.read_text())
+        names.append(crd["metadata"]["name"])
+        crd = with_conversion(crd, webhook_port)
+        apply(dynamic_client, KubeObject(f"kueue CRD {path.name}", crd), dry_run=False)
+    wait_established(extensions, names, "Kueue CRDs")
+    core = client.CoreV1Api(api_client)
+    admission = client.AdmissionregistrationV1Api(api_client)
+    # Made once per session (a later module finds them): 409 is "already there".
+    creations: list[Any] = [
+        lambda: core.create_namespace({"metadata": {"name": KUEUE_NAMESPACE}}),
+        # As Kueue's install manifests do: the rotator fills the Secret, it does not create it.
+        lambda: core.create_namespaced_secret(KUEUE_NAMESPACE, {"metadata": {"name": SECRET}}),
+    ]
+    for kind, name in WEBHOOK_CONFIGURATIONS:
+        create = getattr(admission, f"create_{_snake(kind)}")
+        creations.append(lambda c=create, n=name: c({"metadata": {"name": n}, "webhooks": []}))
+    for create in creations:
+        try:
+            create()
+        except ApiException as error:
+            if error.status != 409:
+                raise
+    proc = start_kueue(plane, webhook_port, api_client)
+    try:
+        yield plane
+    finally:
+        with suppress(Exception):
+            plane.stop_one(proc)

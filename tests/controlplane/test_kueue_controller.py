@@ -12,9 +12,9 @@ queues (two department cohorts under one organisation cohort, every project over
   as one of the fillers is deleted (it waited for quota, it was not impossible);
 - a Job bigger than the whole cohort stays pending.
 
-Optional: runs when `make kueue-controller` has built `kueue` (the pinned release, from the
-Go module proxy) into the cluster-tools cache; skipped otherwise, even in CI (building it
-cold takes minutes the CI budget keeps for the required tools). Kueue's CRDs are installed
+Runs when `make kueue-controller` (part of `make test` when Go is there) has built `kueue`
+(the pinned release, from the Go module proxy); skipped otherwise, and a failure in CI
+(NODEPOOLS_REQUIRE_CONTROLLERS=1, tests/controlplane/kueue.py). Kueue's CRDs are installed
 from the same module, so the CRDs match the controller. The manager runs with its internal
 certificate management on, as installed: it makes its serving certificate, keeps it in its
 Secret (which the test "mounts", as a kubelet would) and injects its CA into its webhook
@@ -28,67 +28,36 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from contextlib import suppress
 from typing import Any
 
 import pytest
-import yaml
 
-from tests.controlplane.cluster import ControlPlane, free_port, wait_established, wait_for
-from tests.controlplane.kueue import (
-    KUEUE_NAMESPACE,
-    SECRET,
-    WEBHOOK_CONFIGURATIONS,
-    kueue_binary,
-    kueue_crd_dir,
-    start_kueue,
-    with_conversion,
-)
-
-pytestmark = pytest.mark.skipif(
-    kueue_binary() is None, reason="kueue controller not built (`make kueue-controller`)"
-)
+from tests.controlplane.cluster import ControlPlane, wait_for
+from tests.controlplane.kueue import running_kueue
+from tests.controlplane.kueue_jobs import Kueue
 
 
 @pytest.fixture(scope="module")
 def kueue(
-    control_plane: ControlPlane, api_client: Any, dynamic_client: Any, installed_crds: list[str]
+    control_plane: ControlPlane,
+    api_client: Any,
+    dynamic_client: Any,
+    installed_crds: list[str],
+    controller_manager: ControlPlane,
 ) -> Iterator[ControlPlane]:
-    """Kueue's full CRD set from its module (replacing the vendored subset: same release),
-    its namespace, and the manager running."""
-    from kubernetes import client
-
-    from tests.controlplane.objects import KubeObject, apply
-
-    extensions = client.ApiextensionsV1Api(api_client)
-    webhook_port = free_port()
-    names = []
-    for path in sorted(kueue_crd_dir().glob("*.yaml")):
-        crd = yaml.safe_load(path.read_text())
-        names.append(crd["metadata"]["name"])
-        crd = with_conversion(crd, webhook_port)
-        apply(dynamic_client, KubeObject(f"kueue CRD {path.name}", crd), dry_run=False)
-    wait_established(extensions, names, "Kueue CRDs")
-    core = client.CoreV1Api(api_client)
-    core.create_namespace({"metadata": {"name": KUEUE_NAMESPACE}})
-    # As Kueue's install manifests do: the rotator fills the Secret, it does not create it.
-    core.create_namespaced_secret(KUEUE_NAMESPACE, {"metadata": {"name": SECRET}})
-    admission = client.AdmissionregistrationV1Api(api_client)
-    for kind, name in WEBHOOK_CONFIGURATIONS:
-        create = getattr(admission, f"create_{_snake(kind)}")
-        create({"metadata": {"name": name}, "webhooks": []})
-    proc = start_kueue(control_plane, webhook_port, api_client)
-    # Stopped with the module: a running Kueue would put finalizers on the queues and
-    # flavors later tests apply and delete.
-    yield control_plane
-    control_plane.stop_one(proc)
+    """The manager running for this module (tests/controlplane/kueue.py); what the test made
+    is deleted before it stops, so a later module's Kueue starts from empty queues."""
+    with running_kueue(control_plane, api_client, dynamic_client):
+        yield control_plane
+        jobs = Kueue(control_plane, api_client, dynamic_client)
+        jobs.clear([PROJECT])
+        with suppress(Exception):
+            jobs.cluster_queues.delete(name="outside-the-cohort")
 
 
 def _wait(what: str, check: Callable[[], Any], plane: ControlPlane, timeout: float = 60) -> Any:
     return wait_for(what, check, plane, "kueue", timeout)
-
-
-def _snake(kind: str) -> str:
-    return "".join(f"_{c.lower()}" if c.isupper() else c for c in kind).lstrip("_")
 
 
 def _job(

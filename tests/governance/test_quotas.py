@@ -126,7 +126,7 @@ def test_flavors_select_pools_and_tolerate_their_taints():
         ],
     }
     # Nodes in no other pool: nothing to select, so nothing pinned.
-    assert capture.get(f"{KUEUE}:ResourceFlavor", "org-flavor-default").inputs["spec"] == {}
+    assert "spec" not in capture.get(f"{KUEUE}:ResourceFlavor", "org-flavor-default").inputs
 
 
 def test_departments_hang_under_the_organisation_cohort():

@@ -2,110 +2,51 @@
 
 Checked here, with paths, before anything is rendered: unknown pools, quotas that add
 up to more than a pool holds, names that collide once mapped to Kubernetes names, and
-pools Kueue could not tell apart (see `PoolQuotasArgs`).
+pools Kueue could not tell apart (see `PoolQuotasArgs`). The settings that turn our Kueue
+opinions off (cohorts, covered resources, LocalQueues, namespace selectors, pool order,
+admission checks, topologies, ...) are described in `quota_options`, checked in
+`quota_checks`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Annotated, Any, Literal
 
 from nodepools.specs.core.base import (
     Issue,
     NestedIssues,
     SpecModel,
     format_path,
-    register_union_tags,
 )
-from nodepools.specs.core.kube import Amount, DnsLabel, ObjectName, display_quantity, kube_name
+from nodepools.specs.core.kube import ObjectName, display_quantity, kube_name
 from nodepools.specs.governance.governed_pool import GovernedPool, PoolDescription
-from pydantic import Discriminator, Field, Tag, model_validator
+from nodepools.specs.governance.quota_checks import option_issues
+from nodepools.specs.governance.quota_models import (
+    QUOTA_RESOURCES,
+    Amounts,
+    Department,
+    OverQuota,
+    Project,
+    Reclaim,
+)
+from nodepools.specs.governance.quota_options import Cohorts, TopologyArgs
+from pydantic import Field, model_validator
+
+__all__ = [
+    "QUOTA_RESOURCES",
+    "Amounts",
+    "Department",
+    "OverQuota",
+    "PoolQuotasArgs",
+    "Project",
+    "Reclaim",
+]
 
 # A ClusterQueue resource group holds at most 64 flavors (Kueue v1beta2 CRD), and every
 # project's queue lists every pool.
 MAX_POOLS = 64
-QUOTA_RESOURCES = ("gpu", "cpu", "memory")
 HARD_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
-
-Reclaim = Literal["Any", "LowerPriority", "Never"]
-
-
-class Amounts(SpecModel):
-    """Amounts of the three governed resources; an unset one is not governed here."""
-
-    gpu: int | None = Field(
-        default=None,
-        ge=0,
-        description="Accelerators (the pool's accelerator resource); default None.",
-    )
-    cpu: Amount | None = Field(
-        default=None, description="CPU cores, e.g. 96 or `500m`; default None."
-    )
-    memory: Amount | None = Field(default=None, description="Memory, e.g. `768Gi`; default None.")
-
-    def items(self) -> Iterator[tuple[str, Fraction]]:
-        """(resource, amount) for the resources that are set, in QUOTA_RESOURCES order."""
-        for resource in QUOTA_RESOURCES:
-            value = getattr(self, resource)
-            if value is not None:
-                yield resource, Fraction(value)
-
-
-def _over_quota_kind(value: Any) -> str:
-    return "cap" if isinstance(value, dict | Amounts) else "flag"
-
-
-register_union_tags("flag", "cap")
-# true | false | {gpu, cpu, memory}; tagged so an error points into the mapping, not at
-# each member of the union.
-OverQuota = Annotated[
-    Annotated[bool, Tag("flag")] | Annotated[Amounts, Tag("cap")],
-    Discriminator(_over_quota_kind),
-]
-
-
-class Project(SpecModel):
-    """A project: a namespace, its guaranteed quota per pool and how far it may borrow."""
-
-    name: ObjectName = Field(
-        description="Project name, unique across departments; names its ClusterQueue and "
-        "LocalQueue (Kubernetes form). Required."
-    )
-    namespace: DnsLabel | None = Field(
-        default=None,
-        description="Namespace the project's workloads run in; default the project's "
-        "Kubernetes name.",
-    )
-    quotas: dict[str, Amounts] = Field(
-        default_factory=dict,
-        description="Guaranteed quota per pool name (`{pool: {gpu, cpu, memory}}`); a pool "
-        "not listed gets a quota of 0, as in Run:ai. Default {}.",
-    )
-    over_quota: OverQuota = Field(
-        default=True,
-        description="Borrowing beyond the quota, from idle capacity of any pool: true = "
-        "unlimited, false = none, a mapping = at most that much of each named resource per "
-        "pool (unnamed resources unlimited). Default true.",
-    )
-
-    @property
-    def namespace_name(self) -> str:
-        return self.namespace or kube_name(self.name)
-
-
-class Department(SpecModel):
-    """A department: a group of projects, optionally capped in what it borrows."""
-
-    name: ObjectName = Field(description="Department name; names its Cohort. Required.")
-    limit: Amounts | None = Field(
-        default=None,
-        description="The most the department may borrow per pool beyond its projects' "
-        "quotas (the Cohort's borrowingLimit); default None (no cap).",
-    )
-    projects: list[Project] = Field(
-        default_factory=list[Project], description="Projects; default []."
-    )
 
 
 class PoolQuotasArgs(SpecModel):
@@ -118,13 +59,35 @@ class PoolQuotasArgs(SpecModel):
         "Required.",
     )
     departments: list[Department] = Field(
-        min_length=1, description="Departments with their projects. Required."
+        default_factory=list[Department],
+        description="Departments with their projects; default [] (the pools' "
+        "ResourceFlavors only).",
     )
-    reclaim: Reclaim = Field(
+    reclaim: Reclaim | None = Field(
         default="Any",
         description="How an owner takes lent capacity back (ClusterQueue "
         "`preemption.reclaimWithinCohort`): `Any` preempts any borrower, `LowerPriority` "
-        "only lower-priority ones, `Never` waits. Default `Any`.",
+        "only lower-priority ones, `Never` waits; None writes no `preemption` (Kueue's "
+        "default, `Never`). Default `Any`.",
+    )
+    cohorts: Cohorts = Field(
+        default="organization",
+        description="The cohort tree: `organization` (a root Cohort joins the department "
+        "Cohorts: idle quota is lent across departments), `departments` (each department's "
+        "projects share its cohort, by name only: no Cohort objects, no `limit`), `none` "
+        "(no cohort: nothing is lent or borrowed). Default `organization`.",
+    )
+    covered_resources: list[str] | None = Field(
+        default=None,
+        description="The resources every ClusterQueue covers, in order (each `cpu`, "
+        "`memory` or a pool's accelerator resource). Default None (`cpu` and `memory` when "
+        "a quota names them, then every pool's accelerator resource).",
+    )
+    topologies: list[TopologyArgs] = Field(
+        default_factory=list[TopologyArgs],
+        description="Topologies `[{name, levels, pools}]` for topology-aware scheduling: "
+        "each a Topology object, named as `topologyName` by the ResourceFlavors of its "
+        "pools. Default [].",
     )
     create_namespaces: bool = Field(
         default=True, description="Create the projects' Namespaces; default true."
@@ -139,6 +102,15 @@ class PoolQuotasArgs(SpecModel):
     def _consistent(self) -> PoolQuotasArgs:
         issues = [*_pool_issues(self.pools), *_name_issues(self.departments)]
         issues += _quota_issues(self.pools, self.departments)
+        issues += option_issues(
+            self.pools,
+            self.departments,
+            self.cohorts,
+            self.organization,
+            self.reclaim if "reclaim" in self.model_fields_set else None,
+            self.covered_resources,
+            self.topologies,
+        )
         if issues:
             raise NestedIssues(issues)
         return self
@@ -171,27 +143,33 @@ def _pool_issues(pools: list[PoolDescription]) -> list[Issue]:
                 )
             )
         seen.setdefault(mapped, i)
-        if not pool.is_default and not pool.node_labels:
-            issues.append(
-                Issue(
-                    f"pools[{i}].node_labels",
-                    f"pool {pool.name!r} needs node labels: its ResourceFlavor selects its "
-                    "nodes by them (only `default` may have none)",
-                )
+    # A pool without node labels stands for the nodes in no other pool (as `default` does):
+    # its ResourceFlavor pins its pods nowhere, so there can be only one.
+    unlabelled = [i for i, pool in enumerate(pools) if not pool.node_labels]
+    for i in unlabelled[1:]:
+        first = pools[unlabelled[0]].name
+        issues.append(
+            Issue(
+                f"pools[{i}].node_labels",
+                f"pool {pools[i].name!r} needs node labels: its ResourceFlavor selects its "
+                f"nodes by them, and pool {first!r} already has none (only one pool, the "
+                "nodes in no other pool, may have none)",
             )
-    default = next((pool for pool in pools if pool.is_default), None)
-    if default is not None and not default.node_labels:
-        # The default flavor has no nodeLabels, so Kueue doesn't pin its pods anywhere; only
-        # a hard taint keeps them (and their quota) off the other pools' nodes.
+        )
+    if unlabelled:
+        # Only a hard taint keeps the unlabelled pool's pods (and their quota) off the
+        # other pools' nodes.
+        catch_all = pools[unlabelled[0]].name
         for i, pool in enumerate(pools):
-            if pool.is_default or any(t.effect in HARD_TAINT_EFFECTS for t in pool.taints):
+            if i in unlabelled or any(t.effect in HARD_TAINT_EFFECTS for t in pool.taints):
                 continue
             issues.append(
                 Issue(
                     f"pools[{i}].taints",
                     f"pool {pool.name!r} has no NoSchedule or NoExecute taint, so workloads "
-                    "admitted on `default` (which has no node_labels) could run on its nodes "
-                    "without being counted there; taint it, or give `default` node_labels",
+                    f"admitted on {catch_all!r} (which has no node_labels) could run on its "
+                    "nodes without being counted there; taint it, or give "
+                    f"{catch_all!r} node_labels",
                 )
             )
     return issues
