@@ -207,6 +207,9 @@ def start_control_plane(workdir: Path) -> ControlPlane:
                 # the test server never depends on a default.
                 "--runtime-config=admissionregistration.k8s.io/v1=true",
                 "--enable-admission-plugins=ValidatingAdmissionPolicy",
+                # Device plugins run privileged, as real clusters allow (the flag's default
+                # is false).
+                "--allow-privileged=true",
                 "--profiling=false",
                 "--v=1",
             ],
