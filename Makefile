@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: venv plan test lint typecheck unit bench bench-instructions docs clean cluster-tools cluster-tools-if-go kueue-controller kueue-controller-if-go karpenter-kwok karpenter-kwok-if-go engine-tools engine-tools-if-go engine-check
+.PHONY: venv plan test lint typecheck unit bench bench-instructions docs clean cluster-tools cluster-tools-if-go kueue-controller kueue-controller-if-go karpenter-kwok karpenter-kwok-if-go engine-tools engine-tools-if-go engine-check helm helm-if-go
 
 venv: $(STAMP)
 
@@ -36,6 +36,17 @@ typecheck: $(STAMP)
 # by those versions (~/.cache/nodepools/cluster-tools-...); a second run does nothing. Without them those tests skip (fail when NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1).
 cluster-tools:
 	bash scripts/cluster_tools.sh
+
+# helm (pinned HELM=, module helm.sh/helm/v3) for tests/controlplane/test_helm_charts.py and
+# tests/charts (`helm template` of the pinned charts in ../shared/charts), built through the Go
+# module proxy into ~/.cache/nodepools/helm-<version>/bin; a second run does nothing. Without it
+# those tests skip (fail when NODEPOOLS_REQUIRE_HELM=1).
+helm:
+	bash scripts/helm.sh
+
+helm-if-go:
+	@if command -v go >/dev/null; then bash scripts/helm.sh; \
+	else echo "helm: no 'go' on PATH: tests/charts and test_helm_charts will be skipped"; fi
 
 # Kueue's controller manager (pinned KUEUE=), for tests/controlplane/test_kueue_*.py and
 # test_doctor_kueue.py: built by `make test` when Go is there; without it those tests skip (fail
@@ -87,7 +98,7 @@ PYTEST_WORKERS ?= auto
 unit: $(STAMP)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
-test: lint typecheck cluster-tools-if-go kueue-controller-if-go karpenter-kwok-if-go unit
+test: lint typecheck cluster-tools-if-go helm-if-go kueue-controller-if-go karpenter-kwok-if-go unit
 
 # All five benchmarks, the fresh-clone test suite included; rewrites benchmarks/README.md.
 bench: $(STAMP)

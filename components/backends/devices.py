@@ -21,16 +21,24 @@ def build_releases(
     releases: list[Any] = []
     for plan in plans:
         oci = plan.repository.startswith("oci://")
+        if plan.chart_path is not None:
+            # A chart on disk: its path, no repository, and the version it holds.
+            chart, version, repository = plan.chart_path, None, None
+        elif oci:
+            # An OCI chart is named by its full reference, with no repository.
+            chart, version, repository = f"{plan.repository}/{plan.chart}", plan.version, None
+        else:
+            chart, version = plan.chart, plan.version
+            repository = RepositoryOptsArgs(repo=plan.repository)
         releases.append(
             Release(
                 plan.name,
                 name=plan.name,
-                # An OCI chart is named by its full reference, with no repository.
-                chart=f"{plan.repository}/{plan.chart}" if oci else plan.chart,
-                version=plan.version,
+                chart=chart,
+                version=version,
                 namespace=plan.namespace,
                 create_namespace=spec.create_namespace,
-                repository_opts=None if oci else RepositoryOptsArgs(repo=plan.repository),
+                repository_opts=repository,
                 values=plan.values,
                 opts=pulumi.ResourceOptions(parent=parent),
             )

@@ -25,6 +25,7 @@ from nodepools.specs.devices.advertised_pools import (
     advertise_shared,
 )
 from nodepools.specs.devices.args import AcceleratorStackArgs, node_labels
+from nodepools.specs.devices.chart_checks import parse_stack
 from nodepools.specs.devices.placement import (
     Advertised,
     advertised,
@@ -72,7 +73,7 @@ class AcceleratorStack(pulumi.ComponentResource):
 
     @classmethod
     def preflight(cls, name: str, args: Any) -> AcceleratorStackArgs:
-        return parse_spec(AcceleratorStackArgs, args, f"AcceleratorStack {name!r}")
+        return parse_stack(args, f"AcceleratorStack {name!r}")
 
     @staticmethod
     def required_labels(args: AcceleratorStackArgs | dict[str, Any]) -> dict[str, dict[str, str]]:

@@ -207,8 +207,9 @@ def start_control_plane(workdir: Path) -> ControlPlane:
                 # the test server never depends on a default.
                 "--runtime-config=admissionregistration.k8s.io/v1=true",
                 "--enable-admission-plugins=ValidatingAdmissionPolicy",
-                # As kubeadm and managed clusters run it: a privileged pod is then refused by a
-                # platform's admission policy, not by the server's own default.
+                # As kubeadm and managed clusters run it (the flag's default is false): device
+                # plugins run privileged, and a privileged pod is refused by a platform's
+                # admission policy, not by the server's own default.
                 "--allow-privileged=true",
                 "--profiling=false",
                 "--v=1",

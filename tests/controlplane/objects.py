@@ -35,7 +35,7 @@ KIND_ORDER = (
 )
 # Registered types that are not API objects: rendered and checked elsewhere, never applied.
 NOT_API_OBJECTS = {
-    "kubernetes:helm.sh/v3:Release": "a Helm release needs its chart (not served here); the pod scheduling fields of its values are dry-run as stand-in DaemonSets (tests/controlplane/releases.py), its value keys checked against the pinned charts (tests/devices)",
+    "kubernetes:helm.sh/v3:Release": "a Helm release: its pinned chart, rendered by helm with these values, is applied in tests/controlplane/test_helm_charts.py",
     "kubernetes:helm.sh/v4:Chart": "a Helm chart needs the chart (not served here)",
     "kubernetes:yaml/v2:ConfigGroup": "a YAML bundle of objects, registered as its own children",
     "pulumi:providers:kubernetes": "a provider, not an object",

@@ -5,9 +5,8 @@ stored), then for real, in dependency order (namespaces, then cluster-scoped obj
 name, then the rest). A rejection fails quoting the server. Reading back proves nothing we send
 is pruned: a field the server's schema does not know is silently dropped, never an error.
 
-A Helm `Release` (AcceleratorStack) is not an API object and its chart is not served here: the
-pod scheduling fields its values set (tolerations, nodeSelector, affinity) are dry-run as the
-pod template of a stand-in DaemonSet in the release's namespace (tests/controlplane/releases.py).
+A Helm `Release` (AcceleratorStack) is not an API object: the pinned chart, rendered by helm
+with the values the stack registers, is applied in tests/controlplane/test_helm_charts.py.
 The stacks are found by glob (stacks/Pulumi.*.yaml): a new stack is covered when it lands.
 """
 
@@ -19,12 +18,6 @@ import pytest
 from nodepools.offline import Capture
 
 from tests.controlplane.objects import KubeObject, apply, kube_objects, read_back, server_message
-from tests.controlplane.releases import (
-    RELEASE,
-    daemon_pods,
-    namespace_object,
-    stand_in_daemonset,
-)
 from tests.controlplane.report import count
 from tests.engines.mocks import STACKS, example_stacks, run_on, stack_config
 
@@ -81,27 +74,6 @@ def stack_objects(stack: str) -> tuple[list[KubeObject], dict[str, str]]:
     return kube_objects(stack_capture(stack), stack)
 
 
-def dry_run_releases(dynamic: Any, capture: Capture, source: str) -> int:
-    """Each Release's pod scheduling values as stand-in DaemonSets, dryRun=All (their
-    namespaces created for real first, as `createNamespace` would); returns how many."""
-    from kubernetes.client.exceptions import ApiException
-
-    pods = [pod for r in capture.by_type(RELEASE) for pod in daemon_pods(r.inputs)]
-    for namespace in sorted({pod.namespace for pod in pods}):
-        apply(dynamic, namespace_object(namespace, source), dry_run=False)
-    for pod in pods:
-        stand_in = stand_in_daemonset(pod, source)
-        try:
-            answer = apply(dynamic, stand_in, dry_run=True)
-        except ApiException as error:
-            pytest.fail(f"dryRun=All rejected {stand_in.label}: {server_message(error)}")
-        kept = answer["spec"]["template"]["spec"]
-        lost = lost_fields(pod.fragment, kept)
-        assert not lost, f"{stand_in.label}: the server did not keep {lost}"
-    count("Release stand-in DaemonSets dry-run", len(pods))
-    return len(pods)
-
-
 def apply_all(dynamic: Any, objects: list[KubeObject]) -> None:
     """dryRun=All then for real, each in turn, then read back; fails quoting the server."""
     from kubernetes.client.exceptions import ApiException
@@ -134,10 +106,8 @@ def test_the_stacks_objects_are_accepted_by_the_api_server(
     capture = stack_capture(stack)
     objects, skipped = kube_objects(capture, stack)
     apply_all(dynamic_client, objects)
-    stand_ins = dry_run_releases(dynamic_client, capture, stack)
     count("stacks applied")
     record_property("applied", len(objects))
-    record_property("release stand-ins dry-run", stand_ins)
     record_property("skipped", skipped)
 
 

@@ -18,7 +18,9 @@ from nodepools.specs.core.base import Issue, NestedIssues, PathError, SpecModel,
 from nodepools.specs.core.kube import DnsLabel
 from nodepools.specs.core.labels import POOL_LABEL, Labels
 from nodepools.specs.core.taints import Taint
+from nodepools.specs.devices.chart_source import ChartSource
 from nodepools.specs.devices.chart_version import ChartVersion
+from nodepools.specs.devices.mig_profiles import MIG_PROFILES
 from nodepools.specs.devices.served_pools import served_pool
 from nodepools.specs.pools.names import PoolName
 from pydantic import Field, field_validator, model_validator
@@ -34,44 +36,6 @@ AMD_DEVICE_PLUGIN_CHART = ("https://rocm.github.io/k8s-device-plugin", "amd-gpu"
 NEURON_CHART = ("oci://public.ecr.aws/neuron", "neuron-helm-chart", "1.0.0")
 # The AWS EFA device plugin (advertises `vpc.amazonaws.com/efa`), aws/eks-charts.
 EFA_CHART = ("https://aws.github.io/eks-charts", "aws-efa-k8s-device-plugin", "v0.5.30")
-
-# MIG profiles per GPU model (catalog `Accelerator.model`) -> instances of that profile one
-# GPU holds. NVIDIA MIG user guide, "Supported MIG Profiles"
-# (https://docs.nvidia.com/datacenter/tesla/mig-user-guide/supported-mig-profiles.html).
-MIG_PROFILES: dict[str, dict[str, int]] = {
-    "A100-40GB": {
-        "1g.5gb": 7,
-        "1g.10gb": 4,
-        "2g.10gb": 3,
-        "3g.20gb": 2,
-        "4g.20gb": 1,
-        "7g.40gb": 1,
-    },
-    "A100-80GB": {
-        "1g.10gb": 7,
-        "1g.20gb": 4,
-        "2g.20gb": 3,
-        "3g.40gb": 2,
-        "4g.40gb": 1,
-        "7g.80gb": 1,
-    },
-    "H100": {
-        "1g.10gb": 7,
-        "1g.20gb": 4,
-        "2g.20gb": 3,
-        "3g.40gb": 2,
-        "4g.40gb": 1,
-        "7g.80gb": 1,
-    },
-    "H200": {
-        "1g.18gb": 7,
-        "1g.35gb": 4,
-        "2g.35gb": 3,
-        "3g.71gb": 2,
-        "4g.71gb": 1,
-        "7g.141gb": 1,
-    },
-}
 
 Platform = Literal["eks", "rosa", "oke", "generic"]
 VENDOR_SOFTWARE = {"nvidia": "nvidia", "amd": "amd", "aws": "neuron"}
@@ -162,7 +126,7 @@ class TimeSlicing(SpecModel):
     )
 
 
-class Nvidia(SpecModel):
+class Nvidia(ChartSource):
     """NVIDIA software: the GPU Operator or the bare device plugin (on OKE: OKE's add-on)."""
 
     mode: Literal["operator", "device-plugin"] | None = Field(
@@ -194,7 +158,7 @@ class Nvidia(SpecModel):
     )
 
 
-class Amd(SpecModel):
+class Amd(ChartSource):
     """AMD GPU device plugin (ROCm `amd-gpu` chart; on OKE OKE's AmdGpuPlugin add-on)."""
 
     version: ChartVersion = Field(
@@ -204,14 +168,14 @@ class Amd(SpecModel):
     )
 
 
-class Neuron(SpecModel):
+class Neuron(ChartSource):
     """AWS Neuron device plugin (the Neuron Helm chart)."""
 
     version: ChartVersion = Field(default=None, description="Chart version; default 1.0.0.")
     scheduler: bool = Field(default=False, description="Neuron scheduler extension; default false.")
 
 
-class Efa(SpecModel):
+class Efa(ChartSource):
     """The AWS EFA device plugin (`aws-efa-k8s-device-plugin` chart, aws/eks-charts): without
     it no node advertises `vpc.amazonaws.com/efa` and pods asking for it never schedule."""
 

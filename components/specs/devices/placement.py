@@ -26,10 +26,10 @@ from nodepools.specs.devices.args import (
     ServedPool,
     node_labels,
 )
+from nodepools.specs.devices.chart_facts import chart_facts
 from nodepools.specs.devices.releases import (
     EFA_CHART,
     NEURON_CHART,
-    chart_facts,
     plan_addons,
     plan_releases,
 )
