@@ -52,7 +52,7 @@ SPEC_LAYERS: list[set[str]] = [
 # domain; above them the domains that use a cloud's pieces: Karpenter launches EC2
 # instances (the EKS backend's AWS pieces), device software installs OKE add-ons.
 BACKEND_LAYERS: list[set[str]] = [
-    {"", "dynamic_support", "http_retry", "kubernetes"},
+    {"", "dynamic_support", "extras", "http_retry", "kubernetes"},
     {"eks", "oke", "rosa", "governance", "workloads"},
     # `osmo` only names the OSMO provider where older state pickled it.
     {"karpenter", "devices", "osmo"},
