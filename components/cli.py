@@ -1,5 +1,7 @@
-"""The `nodepools` command (and `python -m nodepools`): `doctor` reads a live cluster, every
-other command (`plan`, `diff`, `pr-comment`) is the planner's (nodepools.planning.cli)."""
+"""The `nodepools` command (and `python -m nodepools`): `doctor` reads a live cluster,
+`policy-pack DIR` writes a policy-pack folder for `pulumi preview --policy-pack DIR`
+(nodepools.policies.pack_folder), `--version` prints the installed version, every other
+command (`plan`, `diff`, `schema`, `pr-comment`) is the planner's (nodepools.planning.cli)."""
 
 from __future__ import annotations
 
@@ -7,12 +9,25 @@ import sys
 from collections.abc import Sequence
 
 
+def version() -> str:
+    from importlib.metadata import version as installed_version
+
+    return installed_version("nodepools")
+
+
 def main(argv: Sequence[str] | None = None, *, owns_process: bool = False) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] in (["--version"], ["-V"]):
+        print(f"nodepools {version()}")
+        return 0
     if args[:1] == ["doctor"]:
         from nodepools.doctor.command import main as doctor
 
         return doctor(args[1:])
+    if args[:1] == ["policy-pack"]:
+        from nodepools.policies.pack_folder import main as policy_pack
+
+        return policy_pack(args[1:])
     from nodepools.planning.cli import main as planner
 
     return planner(args, owns_process=owns_process)

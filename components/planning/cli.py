@@ -18,7 +18,10 @@ something did, 2 on an error.
 pull request, or edit the one an earlier run posted.
 
 `python -m nodepools doctor --stack NAME [--kubeconfig FILE] [--context C]`: the stack's plan
-held against the live cluster, read only (`python -m nodepools doctor --help`)."""
+held against the live cluster, read only (`python -m nodepools doctor --help`).
+
+`python -m nodepools policy-pack DIR`: write the CrossGuard pack's folder, for `pulumi preview
+--policy-pack DIR` in your own project. `python -m nodepools --version`: the version."""
 
 from __future__ import annotations
 
