@@ -222,3 +222,26 @@ def test_the_pod_template_schema_facts_are_those_the_script_derives():
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_component_provider_and_doctor_load_without_either_sdk(tmp_path: Path):
+    program = """
+import sys
+for module in ("pulumi_aws", "pulumi_oci", "kubernetes_validate"):
+    sys.modules[module] = None
+import json
+from nodepools.provider.host import NodepoolsProvider, package_version
+import nodepools.doctor.command, nodepools.policies.pack
+schema = json.loads(NodepoolsProvider(package_version()).schema)
+print(len(schema["resources"]))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", program],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert int(result.stdout) >= 11  # every component's schema, EKS and OKE ones included

@@ -170,7 +170,7 @@ def test_the_release_workflow_builds_and_checks_but_publishes_nothing():
     dist = "\n".join(str(step.get("run", "")) for step in _steps(workflow, "dist"))
     assert "python -m build --outdir dist ." in dist
     assert "twine check --strict dist/*" in dist
-    assert '"v$version"' in dist and "nodepools --version" in dist
+    assert '"v$version"' in dist and '/bin/nodepools" --version' in dist
     sdks = "\n".join(str(step.get("run", "")) for step in _steps(workflow, "sdks"))
     assert "pulumi package get-schema ./provider" in sdks
     assert "for language in nodejs go dotnet java" in sdks
