@@ -61,10 +61,13 @@ def dependency_key(wheel: Path, extra: str) -> str:
     with zipfile.ZipFile(wheel) as archive:
         [name] = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
         metadata = archive.read(name).decode()
+    # What this install gets: the core's requirements and the extra's own (not `test`'s, so
+    # a new test tool does not make every virtualenv again).
     declared = sorted(
         line
         for line in metadata.splitlines()
-        if line.startswith(("Requires-Dist:", "Provides-Extra:"))
+        if line.startswith("Requires-Dist:")
+        and ("extra ==" not in line or f'extra == "{extra}"' in line)
     )
     digest = hashlib.sha256()
     for part in (
