@@ -3,7 +3,9 @@ when pods that ask for GPUs wait, up to a GPU limit, and removes them when idle.
 
 Everything here is a Kubernetes object: the program needs the core `nodepools` only (no AWS
 SDK), and `pulumi up` needs only a cluster that runs Karpenter (KUBECONFIG). `nodepools plan
---stack dev` plans it offline and checks the objects against Karpenter's CRD schemas.
+--stack dev` plans it offline and checks the objects against Karpenter's CRD schemas; its
+policy pack reminds you that spot nodes are drained on interruption only once Karpenter reads
+an interruption queue.
 """
 
 import pulumi
@@ -31,6 +33,8 @@ gpu = KarpenterNodePool(
         },
         "instance_types": [t.strip() for t in options["instanceTypes"].split(",") if t.strip()],
         "capacity_types": ["spot", "on-demand"],
+        # Only pods that tolerate interruption prefer spot nodes.
+        "taints": ["spot=true:PreferNoSchedule"],
         "limits": {"nvidia.com/gpu": int(options["gpuLimit"])},
     },
 )
