@@ -28,7 +28,15 @@ LAYERS: list[set[str]] = [
     {"_lazy", "json_values", "block_yaml"},
     {"validation"},
     {"specs"},
-    {"documentation", "scheduling", "outputs", "preflight", "offline", "policies"},
+    {
+        "documentation",
+        "scheduling",
+        "outputs",
+        "preflight",
+        "offline",
+        "policies",
+        "template_options",
+    },
     {"backends"},
     {"pools", "workloads", "devices", "governance"},
     {"fleet"},
@@ -52,7 +60,7 @@ SPEC_LAYERS: list[set[str]] = [
 # domain; above them the domains that use a cloud's pieces: Karpenter launches EC2
 # instances (the EKS backend's AWS pieces), device software installs OKE add-ons.
 BACKEND_LAYERS: list[set[str]] = [
-    {"", "dynamic_support", "http_retry", "kubernetes"},
+    {"", "dynamic_support", "extras", "http_retry", "kubernetes"},
     {"eks", "oke", "rosa", "governance", "workloads"},
     # `osmo` only names the OSMO provider where older state pickled it.
     {"karpenter", "devices", "osmo"},

@@ -53,7 +53,7 @@ def test_the_workflows_cover_every_stack_file():
 
 
 def test_there_are_workflows_to_check():
-    assert [p.name for p in WORKFLOWS] == ["apply.yml", "plan.yml"]
+    assert [p.name for p in WORKFLOWS] == ["apply.yml", "plan.yml", "release.yml"]
 
 
 def test_actionlint_reports_nothing():
@@ -158,3 +158,26 @@ def test_the_plan_comment_jobs_scripts_exist():
     # Each checkout is planned by the scripts of the head, from the folder they run in.
     assert "(cd head && bash .github/scripts/plan-all.sh" in runs
     assert "(cd base && bash ../head/.github/scripts/plan-all.sh" in runs
+
+
+def test_the_release_workflow_builds_and_checks_but_publishes_nothing():
+    path = ROOT / ".github/workflows/release.yml"
+    workflow = _load(path)
+    assert workflow["on"]["push"] == {"tags": ["v*"]}
+    assert workflow["permissions"] == {"contents": "read"}
+    text = path.read_text()
+    assert "secrets." not in text and "twine upload" not in text and "id-token" not in text
+    dist = "\n".join(str(step.get("run", "")) for step in _steps(workflow, "dist"))
+    assert "python -m build --outdir dist ." in dist
+    assert "twine check --strict dist/*" in dist
+    assert '"v$version"' in dist and '/bin/nodepools" --version' in dist
+    sdks = "\n".join(str(step.get("run", "")) for step in _steps(workflow, "sdks"))
+    assert "pulumi package get-schema ./provider" in sdks
+    assert "for language in nodejs go dotnet java" in sdks
+    uploads = [
+        step["with"]["name"]
+        for job in workflow["jobs"]
+        for step in _steps(workflow, job)
+        if "upload-artifact" in step.get("uses", "")
+    ]
+    assert uploads == ["dist", "sdks"]

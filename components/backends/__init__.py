@@ -5,7 +5,9 @@ pools (`eks`, `oke`, `rosa`), one per domain that has resources of its own (`kar
 
 Backends are imported on first use, so `import nodepools` never loads a cloud SDK and a
 user of one cloud never pays for another; each cloud's SDK is imported by its own
-backend only. The cloud rooms are independent of each other; `karpenter` uses the EKS
+backend only, and a cloud SDK is an extra of the distribution (`extras`: which one each
+kind needs, and the one-line refusal when it is missing). The cloud rooms are independent
+of each other; `karpenter` uses the EKS
 room's AWS pieces and `devices` the OKE room's add-ons.
 
 May import: `nodepools.specs`, `nodepools.validation`, `nodepools.json_values`; never the

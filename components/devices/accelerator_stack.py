@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import pulumi
+from nodepools.backends.extras import OCI, require
 from nodepools.documentation import documented
 from nodepools.outputs import known_output
 from nodepools.preflight import checked
@@ -73,7 +74,10 @@ class AcceleratorStack(pulumi.ComponentResource):
 
     @classmethod
     def preflight(cls, name: str, args: Any) -> AcceleratorStackArgs:
-        return parse_stack(args, f"AcceleratorStack {name!r}")
+        spec = parse_stack(args, f"AcceleratorStack {name!r}")
+        if plan_addons(name, spec):  # OKE's GPU plugin add-ons
+            require(OCI, f"AcceleratorStack {name!r}", "an OKE cluster add-on")
+        return spec
 
     @staticmethod
     def required_labels(args: AcceleratorStackArgs | dict[str, Any]) -> dict[str, dict[str, str]]:

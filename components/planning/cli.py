@@ -22,7 +22,9 @@ held against the live cluster, read only (`python -m nodepools doctor --help`).
 
 `python -m nodepools import karpenter|kueue|eks FILE...`: the stack configuration that makes
 existing NodePools, Kueue objects or EKS node groups, and how a plan of it differs from them
-(`python -m nodepools import --help`)."""
+(`python -m nodepools import --help`).
+`python -m nodepools policy-pack DIR`: write the CrossGuard pack's folder, for `pulumi preview
+--policy-pack DIR` in your own project. `python -m nodepools --version`: the version."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pulumi
+from nodepools.backends.extras import AWS, require
 from nodepools.documentation import documented
 from nodepools.specs.core.parse import parse_spec
 from nodepools.specs.pools.node_role import NodeRoleArgs
@@ -35,6 +36,7 @@ class NodeRole(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ):
         spec = parse_spec(NodeRoleArgs, args, f"NodeRole {name!r}")
+        require(AWS, f"NodeRole {name!r}", "an IAM role")
         super().__init__(self.TYPE, name, {"spec": spec.summary()}, opts)
         from nodepools.backends.eks.iam import build_node_role
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import pulumi
+from nodepools.backends.extras import OCI, require
 from nodepools.documentation import documented
 from nodepools.preflight import checked
 from nodepools.specs.clusters.targets import OkeAutoscalerAddon, is_basic
@@ -40,7 +41,9 @@ class OkeClusterAutoscaler(pulumi.ComponentResource):
 
     @classmethod
     def preflight(cls, name: str, args: Any) -> OkeClusterAutoscalerArgs:
-        return parse_spec(OkeClusterAutoscalerArgs, args, f"OkeClusterAutoscaler {name!r}")
+        spec = parse_spec(OkeClusterAutoscalerArgs, args, f"OkeClusterAutoscaler {name!r}")
+        require(OCI, f"OkeClusterAutoscaler {name!r}", "an OKE cluster add-on")
+        return spec
 
     @classmethod
     def for_pools(

@@ -7,6 +7,7 @@ from typing import Any, Generic, TypeGuard, TypeVar, cast
 
 import pulumi
 from nodepools.backends import BuiltPool, backend_for, check_pool
+from nodepools.backends.extras import require_for_kind
 from nodepools.outputs import plain_output
 from nodepools.scheduling import SchedulingInfo
 from nodepools.specs.catalog.instance_types import unknown_type_warning
@@ -44,6 +45,8 @@ class PoolComponent(pulumi.ComponentResource, Generic[PoolT]):
         """Everything the constructor checks, registering nothing: the resolved pool, or one
         SpecError. The fleet runs it on every entry before it builds any of them."""
         pool = cls.resolve(name, args)
+        if pool.cluster is not None:
+            require_for_kind(pool.cluster.kind, f"{cls.__name__} {name!r}")
         check_pool(pool)
         return pool
 

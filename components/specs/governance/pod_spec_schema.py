@@ -8,9 +8,12 @@ type the schema gives, and no unknown field is allowed (the strict schema), so t
 `resources: "big"`, `volumes: 5`, `containers: "not-a-list"`, `containers: [null]` or
 `nodeSelector: "gpu"` are errors with their paths rather than crashes later.
 
-The schemas are those `kubernetes-validate` ships (offline, one set per Kubernetes minor);
-`KUBERNETES_SCHEMA_VERSION` pins the one we read. jsonschema and the 1.4 MB definitions file
-are loaded on first use only: a program without pod templates never pays for them.
+The schemas are the PodSpec and ObjectMeta schemas `kubernetes-validate` ships for the
+Kubernetes version we pin (`KUBERNETES_SCHEMA_VERSION`), with every definition they reach,
+derived into `data/pod_template_schema.json` by `scripts/extract_pod_schema.py` (without
+descriptions), so an installed `nodepools` needs neither that package nor its schemas for
+every other Kubernetes version. jsonschema and the facts are loaded on first use only: a
+program without pod templates never pays for them.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from nodepools.specs.core.base import Issue, format_path
 
 KUBERNETES_SCHEMA_VERSION = "1.33.0"
 """The Kubernetes minor whose core/v1 schema pod templates are checked against."""
-_SCHEMA_DIR = f"kubernetes-json-schema/v{KUBERNETES_SCHEMA_VERSION}-local-strict"
+_FACTS = "data/pod_template_schema.json"
 _MAX_ISSUES = 20
 # Lists of named items in a pod spec: each item needs its `name` (the merge key) even in a
 # partial spec, since merging by name is how a partial spec adds to another.
@@ -33,27 +36,29 @@ _NAMED_LISTS = ("containers", "initContainers", "ephemeralContainers", "volumes"
 _REQUIRED_KEPT = frozenset({"name"})
 
 
-def _load(filename: str) -> Any:
+@cache
+def _facts() -> dict[str, Any]:
     from importlib import resources
 
-    return json.loads(
-        resources.files("kubernetes_validate").joinpath(f"{_SCHEMA_DIR}/{filename}").read_text()
-    )
+    facts = json.loads(resources.files("nodepools.specs.governance").joinpath(_FACTS).read_text())
+    if facts["kubernetes_version"] != KUBERNETES_SCHEMA_VERSION:
+        raise RuntimeError(
+            f"{_FACTS} holds Kubernetes {facts['kubernetes_version']}'s schema, not "
+            f"{KUBERNETES_SCHEMA_VERSION}'s: run scripts/extract_pod_schema.py"
+        )
+    return facts
 
 
 @cache
 def _validators() -> dict[str, Any]:
     import jsonschema
-    from referencing import Registry, Resource
 
-    definitions = Resource.from_contents(_load("_definitions.json"))
-    found: dict[str, Any] = {}
-    for kind, filename in (("spec", "podspec-v1.json"), ("metadata", "objectmeta-meta-v1.json")):
-        schema = _load(filename)
-        empty: Registry[Any] = Registry()
-        registry = definitions @ (Resource.from_contents(schema) @ empty)
-        found[kind] = jsonschema.Draft202012Validator(schema, registry=registry)
-    return found
+    facts = _facts()
+    # One root per kind, the definitions beside it: its references are local (`#/$defs/...`).
+    return {
+        kind: jsonschema.Draft202012Validator({**root, "$defs": facts["$defs"]})
+        for kind, root in facts["roots"].items()
+    }
 
 
 def _message(error: Any) -> str:
