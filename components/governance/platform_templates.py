@@ -99,16 +99,20 @@ def spell_quantities(spec: dict[str, Any]) -> None:
     for kind in ("initContainers", "containers", "ephemeralContainers"):
         owners.extend(spec.get(kind) or [])
     for owner in owners:
-        resources = owner.get("resources") if isinstance(owner, dict) else None
-        if not isinstance(resources, dict):
+        resources = owner.get("resources") if is_dict(owner) else None
+        if not is_dict(resources):
             continue
         for group in ("requests", "limits"):
             amounts = resources.get(group)
-            if isinstance(amounts, dict):
-                resources[group] = {name: canonical_spelling(v) for name, v in amounts.items()}
+            if is_dict(amounts):
+                resources[group] = _spelled(amounts)
     overhead = spec.get("overhead")
-    if isinstance(overhead, dict):
-        spec["overhead"] = {name: canonical_spelling(v) for name, v in overhead.items()}
+    if is_dict(overhead):
+        spec["overhead"] = _spelled(overhead)
+
+
+def _spelled(amounts: dict[str, Any]) -> dict[str, Any]:
+    return {name: canonical_spelling(amount) for name, amount in amounts.items()}
 
 
 def merge_selector(
