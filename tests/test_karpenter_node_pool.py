@@ -187,6 +187,22 @@ def test_pool_name_names_both_objects_and_the_identity_label() -> None:
     assert capture.outputs_of(component_of(capture, "gpu"))["pool_id"] == "gpu-a"
 
 
+def test_node_annotations_go_on_the_node_template_not_the_node_pool() -> None:
+    capture = build("gpu", gpu_args(node_annotations={"example.com/owner": "ml-platform"}))
+    node_pool = capture.get(NODE_POOL, "gpu-node-pool").inputs
+    template = node_pool["spec"]["template"]["metadata"]
+    assert template["annotations"] == {"example.com/owner": "ml-platform"}
+    assert "nodepools.dev/pool" in template["labels"]
+    assert "annotations" not in node_pool["metadata"]
+
+
+def test_a_bad_node_annotation_key_is_refused_with_its_path() -> None:
+    with pytest.raises(ProgramError) as info:
+        build("gpu", gpu_args(node_annotations={"bad key!": "x"}))
+    assert info.value.capture.resources == []
+    assert "`node_annotations`" in str(info.value) and "'bad key!'" in str(info.value)
+
+
 def test_existing_node_class_is_referenced_not_created() -> None:
     args = gpu_args(node_class_name="shared-gpu")
     del args["node_class"]

@@ -164,7 +164,12 @@ def render_node_pool(pool: ResolvedKarpenterPool) -> dict[str, Any]:
     if pool.replicas is not None:
         spec["replicas"] = pool.replicas
     # No empty `metadata: {labels: {}}` (identity_label false, no labels), as upstream writes.
-    template: dict[str, Any] = {"metadata": {"labels": dict(pool.labels)}} if pool.labels else {}
+    template_metadata: dict[str, Any] = {}
+    if pool.node_annotations:
+        template_metadata["annotations"] = dict(pool.node_annotations)
+    if pool.labels:
+        template_metadata["labels"] = dict(pool.labels)
+    template: dict[str, Any] = {"metadata": template_metadata} if template_metadata else {}
     spec["template"] = {**template, "spec": template_spec}
     if pool.weight is not None:
         spec["weight"] = pool.weight

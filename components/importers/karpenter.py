@@ -121,6 +121,8 @@ def _pool_args(imported: Imported, doc: dict[str, Any]) -> tuple[dict[str, Any],
     }
     if labels := template_meta.pop("labels", None):
         args["labels"] = labels
+    if node_annotations := template_meta.pop("annotations", None):
+        args["node_annotations"] = node_annotations
     if annotations := doc["metadata"].get("annotations"):
         args["annotations"] = annotations
     if doc["metadata"].get("labels"):

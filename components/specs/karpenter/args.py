@@ -200,6 +200,12 @@ class KarpenterNodePoolArgs(SpecModel):
         description="`metadata.annotations` of the NodePool, e.g. `kubernetes.io/description`. "
         "Default {}.",
     )
+    node_annotations: Annotations = Field(
+        default_factory=dict,
+        description="Annotations Karpenter puts on every node it launches for the pool "
+        "(`spec.template.metadata.annotations` of the NodePool), e.g. "
+        "`example.com/owner: ml-platform`. Default {}.",
+    )
     pool_name: PoolName | None = Field(
         default=None,
         description="Name of the NodePool (and of its EC2NodeClass) and of the identity label; "

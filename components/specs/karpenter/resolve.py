@@ -94,6 +94,7 @@ class ResolvedKarpenterPool:
     write_disruption: bool = True
     efa: bool = False
     annotations: dict[str, str] = field(default_factory=dict[str, str])
+    node_annotations: dict[str, str] = field(default_factory=dict[str, str])
     instances: str = "any"  # what may be launched, for people (plan's capacity table)
     # Names the catalog lacks (EC2 may have them): plan warnings, not errors.
     warnings: tuple[str, ...] = ()
@@ -465,6 +466,7 @@ def resolve_karpenter_pool(
         write_disruption=args.disruption is not None or gpu_pool,
         efa=args.efa,
         annotations=dict(args.annotations),
+        node_annotations=dict(args.node_annotations),
         warnings=name_warnings(
             [
                 (INSTANCE_TYPE_LABEL, args.instance_types or ()),
