@@ -29,15 +29,25 @@ NAMESPACE_LABEL = "kubernetes.io/metadata.name"
 RECLAIM = ("Any", "LowerPriority", "Never")
 _FIELD_OF = {kind: field for field, kind in QUEUE_FIELDS.items()}
 _POOL_QUOTAS_KINDS = ("ResourceFlavor", "Cohort", "ClusterQueue", "LocalQueue")
+# Why a plan differs from the objects given. The importer maps Kueue objects onto PoolQuotas's
+# default model (root Cohort, departments, one LocalQueue per project); PoolQuotas's options
+# for other shapes (`cohorts`, `local_queues`, `namespace_selector`, `covered_resources`,
+# `reclaim: null`, `topologies`, `admission_checks`) are not read back yet, so `--as auto`
+# then uses KueueQueues, which writes every object as given.
 WHY = {
-    "Cohort": "PoolQuotas makes a root Cohort and one per department",
+    "Cohort": "the importer maps Cohorts onto PoolQuotas's default root and department "
+    "Cohorts (its `cohorts` option is not read back yet)",
     "ClusterQueue": "PoolQuotas writes a project's ClusterQueue from its quotas",
-    "cohortName": "PoolQuotas puts every project's ClusterQueue in its department's Cohort",
-    "namespaceSelector": "PoolQuotas selects the project's namespace by name",
-    "preemption": "PoolQuotas writes `reclaimWithinCohort` (its `reclaim`) on every queue",
-    "resourceGroups": "PoolQuotas covers cpu, memory and every pool's accelerator in one "
-    "resource group listing every pool, quota 0 where a project has none",
-    "LocalQueue": "PoolQuotas makes one LocalQueue per project, named after it, in its namespace",
+    "cohortName": "the importer puts every project's ClusterQueue in its department's Cohort",
+    "namespaceSelector": "the importer selects the project's namespace by name (PoolQuotas's "
+    "`namespace_selector` is not read back yet)",
+    "preemption": "the importer keeps PoolQuotas's `reclaim` default, `reclaimWithinCohort` on "
+    "every queue (`reclaim: null` is not read back yet)",
+    "resourceGroups": "the importer keeps PoolQuotas's default resource group: cpu, memory and "
+    "every pool's accelerator, every pool listed, quota 0 where a project has none "
+    "(`covered_resources` and `pool_order` are not read back yet)",
+    "LocalQueue": "the importer makes one LocalQueue per project, named after it, in its "
+    "namespace (PoolQuotas's `local_queues` is not read back yet)",
     "ResourceFlavor": "PoolQuotas writes a flavor from its pool's node labels and taints",
 }
 
@@ -146,7 +156,11 @@ def pool_quotas(documents: list[Document]) -> Imported:
     docs = [d.data for d in documents]
     for doc in docs:
         if doc["kind"] not in _POOL_QUOTAS_KINDS:
-            imported.refuse(key_of(doc), "present", f"PoolQuotas makes no {doc['kind']}")
+            imported.refuse(
+                key_of(doc),
+                "present",
+                f"the importer maps no {doc['kind']} into PoolQuotas (KueueQueues writes it)",
+            )
     flavors = [d for d in docs if d["kind"] == "ResourceFlavor"]
     cohorts = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Cohort"}
     queues = [d for d in docs if d["kind"] == "ClusterQueue"]
