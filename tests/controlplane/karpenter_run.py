@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 import yaml
+from kubernetes.client.exceptions import ApiException
+from kubernetes.dynamic.exceptions import DynamicApiError
 
 from tests.controlplane.cluster import REQUIRE_VARIABLE, ControlPlane, wait_established, wait_for
 from tests.controlplane.crds import crd_manifest
@@ -145,17 +147,32 @@ def _replace_crd(extensions: Any, crd: dict[str, Any]) -> None:
     extensions.replace_custom_resource_definition(name, body)
 
 
+def _unless_gone(call: Callable[[], Any]) -> None:
+    """CALL, a delete or patch of an object Karpenter may have removed since it was listed
+    (it deletes NodeClaims it can't launch, and a NodePool's deletion takes its claims and
+    nodes): a 404 is what the clean-up wanted."""
+    try:
+        call()
+    except (ApiException, DynamicApiError) as error:
+        if error.status != 404:
+            raise
+
+
 def _clean_up(dynamic: Any, core: Any, namespace: str) -> None:
     """The tests' pods, the bridged NodePools and what Karpenter launched, deleted while it
     runs (it finalizes its NodeClaims and Nodes); bounded wait."""
     for pod in core.list_namespaced_pod(namespace).items:
-        core.delete_namespaced_pod(pod.metadata.name, namespace, grace_period_seconds=0)
+        _unless_gone(
+            lambda pod=pod: core.delete_namespaced_pod(
+                pod.metadata.name, namespace, grace_period_seconds=0
+            )
+        )
     pools, claims = resources(dynamic, "NodePool"), resources(dynamic, "NodeClaim")
     for item in pools.get().to_dict()["items"]:
         if item["spec"]["template"]["spec"]["nodeClassRef"]["group"] == NODE_CLASS["group"]:
-            pools.delete(name=item["metadata"]["name"])
+            _unless_gone(lambda item=item: pools.delete(name=item["metadata"]["name"]))
     for item in claims.get().to_dict()["items"]:
-        claims.delete(name=item["metadata"]["name"])
+        _unless_gone(lambda item=item: claims.delete(name=item["metadata"]["name"]))
     deadline = time.monotonic() + 30
     while claims.get().to_dict()["items"] and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -165,14 +182,17 @@ def _strip_leftovers(dynamic: Any, core: Any) -> None:
     """Whatever Karpenter did not finalize in time: finalizers removed, deleted."""
     claims = resources(dynamic, "NodeClaim")
     for item in claims.get().to_dict()["items"]:
-        claims.patch(
-            name=item["metadata"]["name"],
-            body={"metadata": {"finalizers": None}},
-            content_type="application/merge-patch+json",
+        _unless_gone(
+            lambda item=item: claims.patch(
+                name=item["metadata"]["name"],
+                body={"metadata": {"finalizers": None}},
+                content_type="application/merge-patch+json",
+            )
         )
     for node in core.list_node(label_selector=POOL_LABEL).items:
-        core.patch_node(node.metadata.name, {"metadata": {"finalizers": None}})
-        core.delete_node(node.metadata.name)
+        name = node.metadata.name
+        _unless_gone(lambda name=name: core.patch_node(name, {"metadata": {"finalizers": None}}))
+        _unless_gone(lambda name=name: core.delete_node(name))
 
 
 def wait(what: str, check: Callable[[], Any], plane: ControlPlane, timeout: float = 90) -> Any:

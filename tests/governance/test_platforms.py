@@ -166,7 +166,7 @@ def test_pod_templates_carry_selector_tolerations_and_default_requests():
     [user] = spec["containers"]
     # USER_GPU is 0: no accelerator request at all.
     assert user["resources"] == {
-        "requests": {"cpu": 1, "memory": "1Gi", "ephemeral-storage": "1Gi"}
+        "requests": {"cpu": "1", "memory": "1Gi", "ephemeral-storage": "1Gi"}
     }
     l40s = template(capture, "l40s-platform")
     assert l40s["metadata"]["annotations"] == {"nodepools.dev/default-platform": "true"}
@@ -271,8 +271,13 @@ def test_platform_variables_override_common_ones_and_gpus_become_limits():
     }
     [user] = template(capture_of(args), "a100-platform")["template"]["spec"]["containers"]
     assert user["resources"] == {
-        "requests": {"cpu": "4", "memory": "16Gi", "ephemeral-storage": "1Gi", "nvidia.com/gpu": 2},
-        "limits": {"nvidia.com/gpu": 2},
+        "requests": {
+            "cpu": "4",
+            "memory": "16Gi",
+            "ephemeral-storage": "1Gi",
+            "nvidia.com/gpu": "2",
+        },
+        "limits": {"nvidia.com/gpu": "2"},
     }
 
 
