@@ -58,7 +58,7 @@ class Kueue:
             api_version=KUEUE_API, kind="ClusterQueue"
         )
 
-    def wait(self, what: str, check: Callable[[], Any], timeout: float = 60) -> Any:
+    def wait(self, what: str, check: Callable[[], Any], timeout: float = 120) -> Any:
         return wait_for(what, check, self.plane, "kueue", timeout)
 
     def submit(self, manifest: dict[str, Any]) -> str:
