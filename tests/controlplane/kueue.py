@@ -107,7 +107,9 @@ def start_kueue(plane: ControlPlane, webhook: int, api_client: Any) -> subproces
     binary = require_kueue()
     certs = plane.workdir / "kueue-certs"
     certs.mkdir(exist_ok=True)
-    health, metrics = free_port(), free_port()
+    # Every listener on its own free loopback port: two workers (or a module's Kueue not yet
+    # gone) must never meet on a default port (the visibility server's 8082 did, in CI).
+    health, metrics, visibility = free_port(), free_port(), free_port()
     config = plane.workdir / "kueue-config.yaml"
     config.write_text(
         "apiVersion: config.kueue.x-k8s.io/v1beta2\n"
@@ -116,6 +118,7 @@ def start_kueue(plane: ControlPlane, webhook: int, api_client: Any) -> subproces
         f"health:\n  healthProbeBindAddress: 127.0.0.1:{health}\n"
         f"metrics:\n  bindAddress: 127.0.0.1:{metrics}\n"
         f"webhook:\n  port: {webhook}\n  host: 127.0.0.1\n  certDir: {certs}\n"
+        f"visibilityServer:\n  bindAddress: 127.0.0.1\n  bindPort: {visibility}\n"
         "leaderElection:\n  leaderElect: false\n"
         "integrations:\n  frameworks:\n  - batch/job\n"
     )
