@@ -9,9 +9,14 @@ STAMP := $(VENV)/.installed
 
 venv: $(STAMP)
 
+# uv (from PyPI, pinned in constraints.txt) installs the pinned set: 22 s from its warm cache where
+# pip took 191 s (pulumi_oci and pulumi_aws alone are 600 MB of files), 29 s from none. Its cache
+# lives outside the clone (~/.cache/uv). The environment is the one pip would make: same versions,
+# same editable install of this repository.
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt -e '.[test]'
+	$(BIN)/pip install --quiet --disable-pip-version-check -c constraints.txt uv
+	$(BIN)/uv pip install --quiet --python $(BIN)/python -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 plan: $(STAMP)
