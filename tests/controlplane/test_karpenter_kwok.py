@@ -147,9 +147,16 @@ def _subset(want: Any, have: Any) -> bool:
 def apply_ready(
     dynamic: Any, plane: ControlPlane, manifest: dict[str, Any], label: str
 ) -> dict[str, Any]:
-    """Apply the bridged NodePool; wait until Karpenter validated it and calls it Ready; check
-    it kept our disruption (consolidation, budgets), expiry and termination settings."""
+    """Apply the bridged NodePool, then `check_ready`."""
     apply(dynamic, KubeObject(label, manifest), dry_run=False)
+    return check_ready(dynamic, plane, manifest, label)
+
+
+def check_ready(
+    dynamic: Any, plane: ControlPlane, manifest: dict[str, Any], label: str
+) -> dict[str, Any]:
+    """Wait until Karpenter validated the applied NodePool and calls it Ready; check it kept
+    our disruption (consolidation, budgets), expiry and termination settings."""
     live = wait_nodepool_ready(dynamic, manifest["metadata"]["name"], plane)
     spec, ours = live["spec"], manifest["spec"]
     assert _subset(ours.get("disruption", {}), spec.get("disruption", {})), (label, spec)
@@ -198,22 +205,55 @@ def launch_and_bind(
     pool: str,
     namespace: str = NAMESPACE,
 ) -> dict[str, Any]:
-    """Create POD (pending: no node fits); wait for Karpenter's NodeClaim of POOL with its
-    Node, registered; play the node's kubelet; wait until kube-scheduler binds the pod there
-    and Karpenter calls the NodeClaim Initialized. Returns the NodeClaim."""
+    """Create POD (pending: no node fits); `wait_launched`, then `wait_bound_and_initialized`.
+    Returns the NodeClaim."""
     name = pod["metadata"]["name"]
     before = {c["metadata"]["name"] for c in claims_of(dynamic, pool)}
     core.create_namespaced_pod(namespace, pod)
+    claim = wait_launched(dynamic, plane, pool, name, before)
+    wait_bound_and_initialized(core, dynamic, plane, claim, pool, name, namespace)
+    return claim
+
+
+def wait_launched(
+    dynamic: Any, plane: ControlPlane, pool: str, pod: str, before: set[str]
+) -> dict[str, Any]:
+    """Karpenter's new NodeClaim of POOL (none of BEFORE) for pending POD, registered, with its
+    Node."""
 
     def launched() -> dict[str, Any] | None:
         new = [c for c in claims_of(dynamic, pool) if c["metadata"]["name"] not in before]
         done = [c for c in new if registered(c) and c["status"].get("nodeName")]
         return done[0] if done else None
 
-    claim = wait(f"a registered NodeClaim of NodePool {pool} for pod {name}", launched, plane)
+    return wait(f"a registered NodeClaim of NodePool {pool} for pod {pod}", launched, plane)
+
+
+def wait_bound_and_initialized(
+    core: Any,
+    dynamic: Any,
+    plane: ControlPlane,
+    claim: dict[str, Any],
+    pool: str,
+    pod: str,
+    namespace: str,
+) -> None:
+    """Play the CLAIM's node's kubelet; `wait_bound`, then `wait_initialized`."""
+    play_kubelet(core, claim["status"]["nodeName"])
+    wait_bound(core, plane, claim, pod, namespace)
+    wait_initialized(dynamic, plane, claim, pool)
+
+
+def wait_bound(
+    core: Any, plane: ControlPlane, claim: dict[str, Any], pod: str, namespace: str
+) -> None:
+    """Wait until kube-scheduler binds POD to the CLAIM's node (its kubelet played)."""
     node = claim["status"]["nodeName"]
-    play_kubelet(core, node)
-    wait(f"pod {name} bound to {node}", lambda: bound_node(core, namespace, name) == node, plane)
+    wait(f"pod {pod} bound to {node}", lambda: bound_node(core, namespace, pod) == node, plane)
+
+
+def wait_initialized(dynamic: Any, plane: ControlPlane, claim: dict[str, Any], pool: str) -> None:
+    """Wait until Karpenter calls CLAIM (of POOL) Initialized."""
 
     def initialized() -> bool:
         current = next(
@@ -224,7 +264,6 @@ def launch_and_bind(
         return conditions(current).get("Initialized", {}).get("status") == "True"
 
     wait(f"NodeClaim {claim['metadata']['name']} Initialized", initialized, plane)
-    return claim
 
 
 ALL = [*_karpenter_stacks(), *PROGRAMS]

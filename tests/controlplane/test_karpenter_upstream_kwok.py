@@ -6,7 +6,8 @@ and applied under a name of its own (`<example>-<pool>`: the examples share `def
 must be Ready; a pod that selects it by `karpenter.sh/nodepool` must make Karpenter launch a
 NodeClaim of an instance type and capacity type the requirements allow, the node must carry
 the template's labels and taints, and the pod binds once the node is Ready (the test plays
-its kubelet).
+its kubelet). The offered examples are launched together (the `launches` fixture), each test
+reads its own example's outcome.
 
 What the bridge can't offer is checked the other way round, naming why: Karpenter must say
 no instance type fits and launch nothing.
@@ -14,7 +15,8 @@ no instance type fits and launch nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -25,12 +27,20 @@ from tests.controlplane.karpenter_run import (
     POOL_LABEL,
     claims_of,
     karpenter_events,
+    play_kubelet,
     resources,
     running_karpenter,
     wait,
 )
+from tests.controlplane.objects import KubeObject, apply
 from tests.controlplane.report import count
-from tests.controlplane.test_karpenter_kwok import apply_ready, check_node, launch_and_bind
+from tests.controlplane.test_karpenter_kwok import (
+    check_node,
+    check_ready,
+    wait_bound,
+    wait_initialized,
+    wait_launched,
+)
 from tests.test_karpenter_upstream import EXAMPLES, emit_example
 from tests.test_karpenter_upstream import _documents as documents  # pyright: ignore[reportPrivateUsage]
 
@@ -93,43 +103,128 @@ def _without_unlabeled(manifest: dict[str, Any]) -> dict[str, Any]:
     return {**manifest, "spec": {**manifest["spec"], "template": {**template, "spec": spec}}}
 
 
-@pytest.mark.parametrize("example", EXAMPLES)
-def test_karpenter_launches_nodes_from_its_own_examples(
-    example: str, karpenter: ControlPlane, api_client: Any, dynamic_client: Any
-) -> None:
+@dataclass
+class Launch:
+    """One bridged NodePool of an example, its probe pod, and what the controller did."""
+
+    example: str
+    name: str
+    manifest: dict[str, Any]
+    claim: dict[str, Any] | None = None
+    node: Any = None
+    events: list[str] | None = None
+    claims: list[dict[str, Any]] | None = None
+    failure: str | None = None
+
+
+def _record(launch: Launch, step: Callable[..., Any], *args: Any) -> Any:
+    """STEP(*ARGS)'s result; a failed wait is kept as the launch's failure (its test reports
+    it) instead of failing the others."""
+    if launch.failure is not None:
+        return None
+    try:
+        return step(*args)
+    except (pytest.fail.Exception, AssertionError) as error:
+        launch.failure = str(error)
+        return None
+
+
+@pytest.fixture(scope="module")
+def launches(
+    karpenter: ControlPlane, api_client: Any, dynamic_client: Any
+) -> Iterator[dict[str, list[Launch]]]:
+    """Every offered example's NodePools applied together, one probe pod each, created
+    together: the controller works on all of them at once (one provisioning batch), and each
+    step waits for the slowest pool instead of the sum (112 s one example after another, 37 s
+    together). Each pod selects its own pool by name, so no pool takes another example's pod.
+    Then, with those gone, each example Karpenter can't offer alone: its FailedScheduling
+    event lists every NodePool the pod doesn't fit, truncated, so the refusal it must name is
+    seen only when the example's pools are the only ones."""
     from kubernetes import client
 
     core = client.CoreV1Api(api_client)
-    stem = example.removesuffix(".yaml")
-    names = []
-    try:
+    by_example: dict[str, list[Launch]] = {}
+    for example in EXAMPLES:
+        stem = example.removesuffix(".yaml")
         for rendered in _node_pools(example):
             name = f"{stem}-{rendered['metadata']['name']}"[:63]
-            names.append(name)
             bridged = kwok_node_pool(rendered)
             manifest = {**bridged, "metadata": {**bridged["metadata"], "name": name}}
-            apply_ready(dynamic_client, karpenter, manifest, f"{example}: {name} (KWOK)")
-            pod = _pod(name, name, manifest)
-            if example in NOT_OFFERED:
-                core.create_namespaced_pod(NAMESPACE, pod)
-                messages = wait(
-                    f"Karpenter's FailedScheduling event on pod {name}",
-                    lambda name=name: karpenter_events(core, NAMESPACE, name),
-                    karpenter,
-                )
-                assert any(REFUSAL in m for m in messages), messages
-                assert claims_of(dynamic_client, name) == [], example
-                count("Karpenter (KWOK): upstream example NodePools refused (not offered)")
-                continue
-            claim = launch_and_bind(core, dynamic_client, karpenter, pod, name, NAMESPACE)
-            node = core.read_node(claim["status"]["nodeName"])
-            check_node(example, _without_unlabeled(manifest), node)
-            count("Karpenter (KWOK): upstream example NodePools launched")
+            by_example.setdefault(example, []).append(Launch(example, name, manifest))
+    every = [launch for found in by_example.values() for launch in found]
+    offered = [launch for launch in every if launch.example not in NOT_OFFERED]
+    try:
+        _launch_together(offered, karpenter, core, dynamic_client)
+        for launch in offered:
+            _delete(core, dynamic_client, launch.name)
+        for launch in every:
+            if launch.example in NOT_OFFERED:
+                _refuse_alone(launch, karpenter, core, dynamic_client)
+        yield by_example
     finally:
-        # Each example alone: Karpenter's events list every NodePool a pod doesn't fit, and
-        # the examples' pods select only their own.
-        for name in names:
-            _delete(core, dynamic_client, name)
+        for launch in every:
+            _delete(core, dynamic_client, launch.name)
+
+
+def _launch_together(launches: list[Launch], plane: ControlPlane, core: Any, dynamic: Any) -> None:
+    """Each step for every launch before the next step: apply, Ready, pod, NodeClaim, the
+    node's kubelet played, pod bound, NodeClaim Initialized; the node kept for the test."""
+    for launch in launches:
+        apply(dynamic, KubeObject(launch.name, launch.manifest), dry_run=False)
+    for launch in launches:
+        label = f"{launch.example}: {launch.name} (KWOK)"
+        _record(launch, check_ready, dynamic, plane, launch.manifest, label)
+    for launch in launches:
+        if launch.failure is None:
+            core.create_namespaced_pod(NAMESPACE, _pod(launch.name, launch.name, launch.manifest))
+    for launch in launches:
+        launch.claim = _record(
+            launch, wait_launched, dynamic, plane, launch.name, launch.name, set()
+        )
+    launched = [launch for launch in launches if launch.claim is not None]
+    for launch in launched:
+        play_kubelet(core, launch.claim["status"]["nodeName"])  # pyright: ignore[reportOptionalSubscript]
+    for launch in launched:
+        _record(launch, wait_bound, core, plane, launch.claim, launch.name, NAMESPACE)
+    for launch in launched:
+        _record(launch, wait_initialized, dynamic, plane, launch.claim, launch.name)
+        if launch.failure is None and launch.claim is not None:
+            launch.node = core.read_node(launch.claim["status"]["nodeName"])
+
+
+def _refuse_alone(launch: Launch, plane: ControlPlane, core: Any, dynamic: Any) -> None:
+    """LAUNCH's pool applied alone and Ready; its pod's Karpenter events kept; the pool and
+    the pod deleted."""
+    apply(dynamic, KubeObject(launch.name, launch.manifest), dry_run=False)
+    label = f"{launch.example}: {launch.name} (KWOK)"
+    _record(launch, check_ready, dynamic, plane, launch.manifest, label)
+    if launch.failure is None:
+        core.create_namespaced_pod(NAMESPACE, _pod(launch.name, launch.name, launch.manifest))
+        launch.events = _record(
+            launch,
+            wait,
+            f"Karpenter's FailedScheduling event on pod {launch.name}",
+            lambda: karpenter_events(core, NAMESPACE, launch.name),
+            plane,
+        )
+        launch.claims = claims_of(dynamic, launch.name)
+    _delete(core, dynamic, launch.name)
+
+
+@pytest.mark.parametrize("example", EXAMPLES)
+def test_karpenter_launches_nodes_from_its_own_examples(
+    example: str, launches: dict[str, list[Launch]]
+) -> None:
+    for launch in launches[example]:
+        assert launch.failure is None, launch.failure
+        if example in NOT_OFFERED:
+            assert any(REFUSAL in m for m in launch.events or []), launch.events
+            assert launch.claims == [], example
+            count("Karpenter (KWOK): upstream example NodePools refused (not offered)")
+            continue
+        assert launch.node is not None
+        check_node(example, _without_unlabeled(launch.manifest), launch.node)
+        count("Karpenter (KWOK): upstream example NodePools launched")
 
 
 def _delete(core: Any, dynamic: Any, name: str) -> None:
