@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -29,6 +30,14 @@ def eks_cluster() -> dict:
 @pytest.fixture
 def oke_cluster() -> dict:
     return dict(OKE)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Everything alive once the tests are collected (modules, hypothesis, the collected items)
+    moves to the collector's permanent generation: the offline engine's full collection after
+    a failed program (components/offline/engine.py) then walks only what the tests made since,
+    where it walked the whole test process, 0.1 s each, 11 of 21 s in one test module."""
+    gc.freeze()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
