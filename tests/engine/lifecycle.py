@@ -27,22 +27,30 @@ def stack_name(key: str) -> str:
 
 
 def steps(
-    engine: EngineEnv, program: EngineProgram, *names: str, check: bool = True, **extra: Any
+    engine: EngineEnv,
+    program: EngineProgram,
+    *names: str,
+    cleanup: tuple[str, ...] = (),
+    check: bool = True,
+    **extra: Any,
 ) -> list[dict[str, Any]]:
     """Run engine steps of PROGRAM in one runner process, each `NAME` or `NAME changed` (the
     program's changed form): `preview`, `up`, `refresh`, `destroy`, `export`, `remove`; EXTRA
-    goes with each step (policy packs). Fails quoting the engine when a step fails (and CHECK);
-    the steps after a failed one do not run."""
+    goes with each step (policy packs). The steps after a failed one do not run; the CLEANUP
+    steps run after them whatever happened (in the same process). Returns the results of
+    NAMES then CLEANUP. Fails quoting the engine when a step fails (and CHECK)."""
     work = engine.root / "work" / stack_name(program.key)
     work.mkdir(parents=True, exist_ok=True)
+
+    def described(name: str) -> dict[str, Any]:
+        return {"step": name.split()[0], "changed": name.endswith(" changed"), **extra}
+
     request = {
         "key": program.key,
         "config": program.stack_config(),
         "changed_config": program.stack_config(changed=True),
-        "steps": [
-            {"step": name.split()[0], "changed": name.endswith(" changed"), **extra}
-            for name in names
-        ],
+        "steps": [described(name) for name in names],
+        "cleanup": [described(name) for name in cleanup],
         "stack": stack_name(program.key),
         "work_dir": str(work),
         "backend": engine.env["PULUMI_BACKEND_URL"],
@@ -63,16 +71,20 @@ def steps(
     )
     if not result_path.exists():
         pytest.fail(
-            f"{program.key}: the runner of {names} exited {done.returncode}:\n"
+            f"{program.key}: the runner of {names + cleanup} exited {done.returncode}:\n"
             f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}",
             pytrace=False,
         )
-    results: list[dict[str, Any]] = json.loads(result_path.read_text())
-    failed = [(name, r) for name, r in zip(names, results, strict=False) if not r["ok"]]
+    answer: dict[str, list[dict[str, Any]]] = json.loads(result_path.read_text())
+    ran = [
+        *zip(names, answer["steps"], strict=False),
+        *zip(cleanup, answer["cleanup"], strict=True),
+    ]
+    failed = [(name, r) for name, r in ran if not r["ok"]]
     if check and failed:
         name, result = failed[0]
         pytest.fail(f"{program.key}: `{name}` failed:\n{result['error']}", pytrace=False)
-    return results
+    return [result for _, result in ran]
 
 
 def step(
@@ -194,6 +206,15 @@ def live_objects(resources: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 }
             )
     return found
+
+
+def absent_objects(resources: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The Kubernetes objects of a deployment that are not on the API server of $KUBECONFIG
+    (read by the runner between `up` and `destroy`)."""
+    from kubernetes import config, dynamic
+
+    kube = dynamic.DynamicClient(config.new_client_from_config())
+    return [o for o in live_objects(resources) if read_object(kube, o) is None]
 
 
 def read_object(kube: Any, obj: dict[str, Any]) -> Any | None:

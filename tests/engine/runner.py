@@ -2,8 +2,8 @@
 
 `python -m tests.engine.runner REQUEST.json RESULT.json`: REQUEST names the program (see
 tests/engine/programs.py), the work folder and the steps, each `preview`, `up`, `refresh`,
-`destroy`, `export` or `remove`, with whether the program's changed form (and config) runs;
-RESULT gets, per step, its resource changes, every resource operation the engine announced,
+`destroy`, `export` (with the deployment's Kubernetes objects not on the API server) or `remove`, with whether the program's changed form (and config) runs;
+The `cleanup` steps run after them whatever happened. RESULT gets, per step, its resource changes, every resource operation the engine announced,
 the policy violations it reported, and for `export` the stack's resources as the engine
 recorded them. The steps stop at the first that fails. One process for several steps: each
 process start (this interpreter, the SDK) costs seconds.
@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Any
 
 from pulumi import automation as auto
 
+from tests.engine.lifecycle import absent_objects
 from tests.engine.programs import inline_program
 
 PROJECT = "nodepools"
@@ -61,6 +63,7 @@ def _configure(stack: auto.Stack, request: dict[str, Any], step: dict[str, Any])
 
 
 def _run(stack: auto.Stack, request: dict[str, Any], step: dict[str, Any]) -> dict[str, Any]:
+    started = time.monotonic()
     _configure(stack, request, step)
     operations: list[list[str]] = []
     violations: list[dict[str, Any]] = []
@@ -103,6 +106,7 @@ def _run(stack: auto.Stack, request: dict[str, Any], step: dict[str, Any]) -> di
         elif step == "export":
             deployment = stack.export_stack().deployment or {}
             result["resources"] = deployment.get("resources") or []
+            result["absent"] = absent_objects(result["resources"])
         elif step == "remove":
             stack.workspace.remove_stack(stack.name)
         else:
@@ -113,6 +117,7 @@ def _run(stack: auto.Stack, request: dict[str, Any], step: dict[str, Any]) -> di
         result = {"ok": False, "error": traceback.format_exc()[-6000:]}
     result["operations"] = operations
     result["violations"] = violations
+    result["seconds"] = round(time.monotonic() - started, 2)
     return result
 
 
@@ -124,7 +129,10 @@ def main(argv: list[str]) -> int:
         results.append(_run(stack, request, step))
         if not results[-1]["ok"]:
             break
-    Path(argv[1]).write_text(json.dumps(results, default=str))
+    # The clean-up steps (`destroy`, `remove`) run whatever happened before, in this process:
+    # a second runner process for them cost a few seconds per program.
+    cleanup = [_run(stack, request, step) for step in request.get("cleanup", [])]
+    Path(argv[1]).write_text(json.dumps({"steps": results, "cleanup": cleanup}, default=str))
     return 0
 
 

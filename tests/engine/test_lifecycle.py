@@ -52,39 +52,34 @@ def lifecycle(
     names = ["preview", "up", "export", "refresh", "up"]
     if program.expected_change:
         names += ["preview changed", "up changed"]
-    objects: list[dict[str, Any]] = []
-    try:
-        results = steps(engine, program, *names)
-        preview, up, exported, refresh, again = results[:5]
-        planned = operations(preview)
-        assert set(planned.values()) == {"create"}, planned
-        expected = {
-            f"{r.type} {r.name}" for r in capture.resources if r.type != "pulumi:pulumi:Stack"
-        }
-        assert set(planned) == expected, (
-            f"the engine previews {sorted(set(planned) - expected)} the offline plan has not, "
-            f"and not {sorted(expected - set(planned))}"
-        )
-        assert set(operations(up).values()) == {"create"}, operations(up)
-        resources = exported["resources"]
-        offline = offline_inputs(capture)
-        mismatches = {
-            key: differences(inputs, offline.get(key))
-            for key, inputs in engine_inputs(resources).items()
-        }
-        mismatches = {k: v for k, v in mismatches.items() if v}
-        assert not mismatches, f"engine and offline plan disagree: {mismatches}"
-        objects = live_objects(resources)
-        absent = [o for o in objects if read_object(kube, o) is None]
-        assert not absent, f"not on the API server: {absent}"
-        assert only_same(refresh["changes"]), f"refresh found drift: {refresh['changes']}"
-        assert only_same(again["changes"]), f"a second up changed {changed_only(again)}"
-        if program.expected_change:
-            changed_preview, changed_up = results[5:]
-            assert changed_only(changed_preview) == program.expected_change
-            assert changed_only(changed_up) == program.expected_change
-    finally:
-        destroy = steps(engine, program, "destroy", "remove")[0]
+    # One runner process: the steps, then `destroy` and `remove` whatever happened.
+    results = steps(engine, program, *names, cleanup=("destroy", "remove"))
+    preview, up, exported, refresh, again = results[:5]
+    planned = operations(preview)
+    assert set(planned.values()) == {"create"}, planned
+    expected = {f"{r.type} {r.name}" for r in capture.resources if r.type != "pulumi:pulumi:Stack"}
+    assert set(planned) == expected, (
+        f"the engine previews {sorted(set(planned) - expected)} the offline plan has not, "
+        f"and not {sorted(expected - set(planned))}"
+    )
+    assert set(operations(up).values()) == {"create"}, operations(up)
+    resources = exported["resources"]
+    offline = offline_inputs(capture)
+    mismatches = {
+        key: differences(inputs, offline.get(key))
+        for key, inputs in engine_inputs(resources).items()
+    }
+    mismatches = {k: v for k, v in mismatches.items() if v}
+    assert not mismatches, f"engine and offline plan disagree: {mismatches}"
+    objects = live_objects(resources)
+    assert not exported["absent"], f"after `up`, not on the API server: {exported['absent']}"
+    assert only_same(refresh["changes"]), f"refresh found drift: {refresh['changes']}"
+    assert only_same(again["changes"]), f"a second up changed {changed_only(again)}"
+    if program.expected_change:
+        changed_preview, changed_up = results[5:7]
+        assert changed_only(changed_preview) == program.expected_change
+        assert changed_only(changed_up) == program.expected_change
+    destroy = results[len(names)]
     assert set(operations(destroy).values()) <= {"delete"}, operations(destroy)
     left = [o for o in objects if read_object(kube, o) is not None]
     assert not left, f"after `destroy`, still on the API server: {left}"
@@ -92,6 +87,10 @@ def lifecycle(
     assert not fake_osmo.configs["pool"] and not fake_osmo.configs["role"], fake_osmo.configs
     assert fake_osmo.configs["pod_template"] == BUILTIN_TEMPLATES
     record_property("resources", len(capture.resources))
+    record_property(
+        "seconds",
+        dict(zip([*names, "destroy", "remove"], [r["seconds"] for r in results], strict=True)),
+    )
     record_property("changed input", program.expected_change)
 
 
