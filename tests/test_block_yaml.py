@@ -58,7 +58,7 @@ def pyyaml(document):
     return yaml.dump(document, Dumper=dumper, sort_keys=False, default_flow_style=False)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.dictionaries(tokens, documents, max_size=5))
 def test_the_writer_matches_pyyaml(document):
     assert block_yaml.dump(document) == pyyaml(document)

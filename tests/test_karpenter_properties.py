@@ -20,7 +20,7 @@ from nodepools.specs.karpenter.restrictions import restricted_tag_problem
 from nodepools.validation import validate_manifest
 
 SETTINGS = settings(
-    max_examples=300,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -87,7 +87,7 @@ def _too_big(recipe: RecipeDemand, pools: list[SharedPool]) -> bool:
     return bool(sizes) and recipe.gpus > max(sizes)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(scenarios(), st.randoms(use_true_random=False))
 def test_placement_invariants(scenario, shuffler):
     generated, generated_pools = scenario

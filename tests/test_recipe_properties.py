@@ -90,7 +90,7 @@ def _located(error: SpecError) -> None:
         assert not issue.path.startswith(".")
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(recipe_args())
 def test_any_recipe_spec_is_rejected_clearly_or_renders_valid_manifests(args):
     try:
@@ -149,7 +149,7 @@ def shared_args(draw) -> dict:
     }
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(shared_args())
 def test_any_shared_pool_spec_is_rejected_clearly_or_resolves(args):
     try:

@@ -37,7 +37,7 @@ def _pure(info: SchedulingInfo) -> str:
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(
     pool=NAME,
     taints=st.lists(TAINT, max_size=4),

@@ -56,14 +56,14 @@ def documents(keys, texts):
     return st.dictionaries(keys, values, max_size=5)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(documents(any_text, any_text))
 def test_artifact_yaml_is_the_text_pyyaml_own_emitter_writes(document):
     assert artifact_yaml(document) == pure(document)
 
 
 @pytest.mark.skipif(not HAVE_LIBYAML, reason="PyYAML built without libyaml")
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(documents(ascii_key, ascii_text))
 def test_libyaml_writes_printable_ascii_documents_as_pyyaml_does(document):
     """The premise of `written_alike`, checked on the emitter itself."""

@@ -24,6 +24,9 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / ".github" / "scripts" / "plan-comment.sh"
 PLAN_ALL = ROOT / ".github" / "scripts" / "plan-all.sh"
 TOKEN = "ghs_example-token-that-must-not-leak"
+# One worker for the module: its `plans` fixture plans every stack twice (~30 s of processes),
+# which each xdist worker running one of its tests would otherwise do again.
+pytestmark = pytest.mark.xdist_group("pr-comment")
 
 
 ACTIONS_BOT = "github-actions[bot]"
