@@ -40,9 +40,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     gc.freeze()
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Keep the real control-plane tests on one xdist worker: they share one session cluster
-    (etcd + kube-apiserver + kube-scheduler), which every other worker would start again."""
+    (etcd + kube-apiserver + kube-scheduler), which every other worker would start again.
+    First among the hooks: xdist's own (a plugin, called before a conftest's) turns the mark
+    into the group suffix of each test's id, and without `tryfirst` ran before the mark was
+    there; the tests were then spread over both workers, each starting its own cluster,
+    Karpenter and Kueue (two Kueues met on one port) and setting modules up again."""
     for item in items:
         if "controlplane" in item.path.parts:
             item.add_marker(pytest.mark.xdist_group("controlplane"))
