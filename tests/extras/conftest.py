@@ -1,11 +1,12 @@
 """The built wheel, and a virtualenv per extra with it installed from the package registry.
 
-The virtualenvs are real installs (`pip install 'nodepools[aws] @ file:///...whl'`, every
-dependency resolved by pip under constraints.txt, pip's own cache used), kept outside the
+The virtualenvs are real installs (`nodepools[aws] @ file:///...whl` from the registry, every
+dependency resolved under constraints.txt by uv, the installer `make` bootstraps with: pip
+resolves the same pinned set, in minutes where uv takes seconds), kept outside the
 clone in `~/.cache/nodepools/extras-venvs/` (`NODEPOOLS_CACHE` moves it) under a key of
 what decides their contents: the Python version, the wheel's dependency declarations, the
 extra and constraints.txt. A kept virtualenv gets the new wheel's code on every run
-(`--no-deps --force-reinstall`; its dependencies are those the key names) and `pip check`.
+(`--no-deps --reinstall`; its dependencies are those the key names) and `pip check`.
 A cold run takes minutes; a warm one seconds.
 """
 
@@ -27,7 +28,10 @@ INSTALL_SECONDS = 1800
 
 
 def cache_root() -> Path:
-    base = os.environ.get("NODEPOOLS_CACHE") or Path.home() / ".cache" / "nodepools"
+    """$NODEPOOLS_CACHE/extras-venvs, by default ${XDG_CACHE_HOME:-~/.cache}/nodepools/... (where
+    the scripts keep the built tools)."""
+    cache = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    base = os.environ.get("NODEPOOLS_CACHE") or Path(cache) / "nodepools"
     return Path(base) / "extras-venvs"
 
 
@@ -80,6 +84,19 @@ def dependency_key(wheel: Path, extra: str) -> str:
     return digest.hexdigest()[:16]
 
 
+def _install(env_dir: Path, *args: str) -> None:
+    """`uv pip install ARGS` into ENV_DIR (uv from this interpreter's environment)."""
+    uv = Path(sys.executable).parent / "uv"
+    result = subprocess.run(
+        [str(uv), "pip", "install", "--quiet", "--python", str(env_dir / "bin" / "python"), *args],
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_SECONDS,
+        check=False,
+    )
+    assert result.returncode == 0, f"uv pip install {' '.join(args)}:\n{result.stderr}"
+
+
 def _pip(env_dir: Path, *args: str) -> None:
     result = subprocess.run(
         [str(env_dir / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", *args],
@@ -102,10 +119,10 @@ def extra_venv(wheel: Path, extra: str) -> Path:
         if not (env_dir / ".complete").exists():
             shutil.rmtree(env_dir, ignore_errors=True)
             subprocess.run([sys.executable, "-m", "venv", str(env_dir)], check=True)
-            _pip(env_dir, "install", "--quiet", "-c", str(REPO / "constraints.txt"), requirement)
+            _install(env_dir, "-c", str(REPO / "constraints.txt"), requirement)
             (env_dir / ".complete").write_text(requirement + "\n")
         else:
-            _pip(env_dir, "install", "--quiet", "--no-deps", "--force-reinstall", str(wheel))
+            _install(env_dir, "--no-deps", "--reinstall", str(wheel))
         _pip(env_dir, "check")
     return env_dir
 
