@@ -86,7 +86,9 @@ cluster-tools-if-go:
 engine-tools:
 	bash scripts/engine_tools.sh
 
-# `make test` builds them when Go and npm are there (cached: instant once built), says so when not.
+# Not part of `make test`: measured on the 2-core machine with empty caches, the engine tools'
+# build (the Pulumi CLI 455 s, the Kubernetes provider plugin ~600 s more) puts a cold CI past its
+# 60 minutes (issue 30). tests/engine runs whenever they are built (`make engine-tools`).
 engine-tools-if-go:
 	@if command -v go >/dev/null && command -v npm >/dev/null; then bash scripts/engine_tools.sh; \
 	else echo "engine tools: no 'go' or 'npm' on PATH: tests/engine will be skipped"; fi
@@ -102,7 +104,7 @@ PYTEST_WORKERS ?= auto
 unit: $(STAMP)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
-test: lint typecheck cluster-tools-if-go helm-if-go kueue-controller-if-go karpenter-kwok-if-go engine-tools-if-go unit
+test: lint typecheck cluster-tools-if-go helm-if-go kueue-controller-if-go karpenter-kwok-if-go unit
 
 # All five benchmarks, the fresh-clone test suite included; rewrites benchmarks/README.md.
 bench: $(STAMP)
