@@ -87,7 +87,7 @@ engine-tools:
 	bash scripts/engine_tools.sh
 
 # Not part of `make test`: measured on the 2-core machine with empty caches, the engine tools'
-# build (the Pulumi CLI 455 s, the Kubernetes provider plugin ~600 s more) puts a cold CI past its
+# build (the Pulumi CLI 455 s, the Kubernetes provider plugin 886 s more) puts a cold CI past its
 # 60 minutes (issue 30). tests/engine runs whenever they are built (`make engine-tools`).
 engine-tools-if-go:
 	@if command -v go >/dev/null && command -v npm >/dev/null; then bash scripts/engine_tools.sh; \
