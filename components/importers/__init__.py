@@ -5,7 +5,7 @@ makes the same objects; the result is planned offline and held against the input
 difference is listed (object and field path, upstream value, ours, why).
 
 Modules: `documents` (reading the files: one clear line per bad file), `model` (what an
-importer returns), one module per source (`karpenter`, `kueue`, `eks`), `differences` (the
+importer returns), one module per source (`karpenter`, `kueue` with `kueue_quotas`, `eks`), `differences` (the
 object comparison), `roundtrip` (planning the result offline), `rendering` (stack YAML and
 Python program), `command` (the command line).
 

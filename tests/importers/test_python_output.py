@@ -20,7 +20,10 @@ CASES = {
             for f in ("nvidia-gpu.json", "spot.json")
         ),
     ],
-    "kueue-queues": ["kueue", str(ROOT / "tests/governance/upstream_kueue/worker-setup.yaml")],
+    "kueue-queues": [
+        "kueue",
+        str(ROOT / "tests/governance/upstream_kueue/admission-fair-sharing-setup.yaml"),
+    ],
     "pool-quotas": [
         "kueue",
         "--as",
