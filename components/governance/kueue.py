@@ -9,7 +9,10 @@ The mapping (DESIGN section 4), Run:ai concept -> Kueue object:
   pinned nowhere and only the other pools' taints keep them off those nodes (the spec
   refuses an untainted other pool unless `default` is given node labels).
 - organisation -> a root Cohort (named `organization`, default the component name) that
-  joins the departments, so idle capacity of any pool is lent across departments.
+  joins the departments, so idle capacity of any pool is lent across departments. Its own
+  `nominalQuota` is what each pool has beyond its projects' quotas (where the pool's
+  capacity is given): Kueue lends only quotas, so capacity nobody is guaranteed would
+  otherwise never be admitted; as the root's quota every project may borrow it.
 - department -> Cohort with `parentName` = the root; its `limit` becomes the Cohort's
   `borrowingLimit` on every pool (Kueue limits are per flavor and resource).
 - project -> ClusterQueue (`cohortName` = its department; `namespaceSelector` on the
@@ -144,6 +147,42 @@ def _topology(topology: TopologyArgs, index: int) -> Rendered:
     name = kube_name(topology.name)
     spec = {"levels": [{"nodeLabel": key} for key in topology.levels]}
     return Rendered(f"topology-{name}", _kueue("Topology", name, spec), f"topologies[{index}]")
+
+
+def _capacity(pool: PoolDescription, resource: str) -> Fraction | None:
+    """What the whole pool has of `resource` (None: not described)."""
+    if resource == CPU:
+        return None if pool.cpu is None else Fraction(pool.cpu)
+    if resource == MEMORY:
+        return None if pool.memory is None else Fraction(pool.memory)
+    return Fraction(pool.gpus) if resource == pool.gpu_resource else None
+
+
+def _unassigned_quota(args: PoolQuotasArgs, covered: list[str]) -> dict[str, Any]:
+    """The root Cohort's spec: as its own `nominalQuota`, what each pool has beyond its
+    projects' quotas, so any project can borrow it (a Cohort's quota is shared by every
+    ClusterQueue under it). Without it Kueue admits nothing on capacity no project is
+    guaranteed: it lends only the quotas of queues. {} when nothing is left over."""
+    flavors: list[dict[str, Any]] = []
+    lent = False
+    for pool in _sorted_pools(args.pools):
+        resources: list[dict[str, Any]] = []
+        for resource in covered:
+            assigned = sum(
+                (
+                    _amount_for(project.quotas.get(pool.name), pool, resource) or Fraction(0)
+                    for _, _, _, project in args.projects()
+                ),
+                Fraction(0),
+            )
+            capacity = _capacity(pool, resource)
+            left = max(capacity - assigned, Fraction(0)) if capacity is not None else Fraction(0)
+            lent = lent or left > 0
+            resources.append({"name": resource, "nominalQuota": format_quantity(left, resource)})
+        flavors.append({"name": kube_name(pool.name), "resources": resources})
+    if not lent:
+        return {}
+    return {"resourceGroups": [{"coveredResources": list(covered), "flavors": flavors}]}
 
 
 def _department_cohort(
@@ -326,7 +365,8 @@ def render_quotas(name: str, args: PoolQuotasArgs) -> QuotaPlan:
     objects = [_topology(topology, i) for i, topology in enumerate(args.topologies)]
     objects += [_flavor(pool, i, topology_of.get(pool.name)) for i, pool in enumerate(args.pools)]
     if args.cohorts == "organization":
-        objects.append(Rendered("cohort", _kueue("Cohort", root, {}), "organization"))
+        root_spec = _unassigned_quota(args, covered)
+        objects.append(Rendered("cohort", _kueue("Cohort", root, root_spec), "organization"))
         objects += [
             _department_cohort(department, d, root, args.pools, covered)
             for d, department in enumerate(args.departments)

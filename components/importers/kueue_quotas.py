@@ -1,10 +1,10 @@
 """Kueue objects read back into a PoolQuotas entry, every option PoolQuotas has included.
 
 Each ResourceFlavor is a pool (node labels, tolerations as the pool's taints, `topologyName`
-as a Topology's pool, the quotas on it as its capacity); each ClusterQueue a project (its
-quotas per flavor, borrowing limits as `over_quota`, namespace selector, LocalQueues, flavor
-order, admission checks, flavor fungibility, concurrent admission); the queues' cohorts a
-department each. The cohort tree is `organization` when Cohort objects join the departments
+as a Topology's pool, its capacity the quotas on it plus what the root Cohort lends of it);
+each ClusterQueue a project (its quotas per flavor, borrowing limits as `over_quota`,
+namespace selector, LocalQueues, flavor order, admission checks, flavor fungibility,
+concurrent admission); the queues' cohorts a department each. The cohort tree is `organization` when Cohort objects join the departments
 under one root, `departments` when queues name cohorts that have no objects, `none` when no
 queue names one. An option is written only where the objects differ from what PoolQuotas
 does by default, so a PoolQuotas-made organisation imports as its short form.
@@ -38,9 +38,9 @@ KINDS = ("ResourceFlavor", "Cohort", "ClusterQueue", "LocalQueue", "Topology")
 _FIELD_OF = {kind: field for field, kind in QUEUE_FIELDS.items()}
 # Why a plan may still differ from the objects given: what PoolQuotas has no option for.
 WHY = {
-    "Cohort": "PoolQuotas writes a root Cohort and one Cohort per department under it (a "
-    "department's `limit` as its borrowing limit); it has no option for other cohort trees "
-    "or a Cohort's own quota",
+    "Cohort": "PoolQuotas writes a root Cohort (its own quota: what the pools have beyond the "
+    "projects' quotas) and one Cohort per department under it (a department's `limit` as its "
+    "borrowing limit); it has no option for other cohort trees or quotas",
     "ClusterQueue": "PoolQuotas writes a project's ClusterQueue from its quotas and options; "
     "it has no option for this field",
     "LocalQueue": "PoolQuotas writes a project's LocalQueues with a name and namespace only",
@@ -108,14 +108,16 @@ class _Reader:
     def args(self) -> dict[str, Any]:
         cohorts = self._cohort_tree()
         departments = self._departments(cohorts)
+        organization = self._organization(departments) if cohorts == "organization" else None
+        unassigned = self._unassigned(organization)
         args: dict[str, Any] = {
-            "pools": [self._pool(flavor, departments) for flavor in self.flavors],
+            "pools": [self._pool(flavor, departments, unassigned) for flavor in self.flavors],
             "departments": departments,
             "create_namespaces": False,
         }
         if cohorts != "organization":
             args["cohorts"] = cohorts
-        elif organization := self._organization(departments):
+        elif organization:
             args["organization"] = organization
         if cohorts != "none" and (reclaim := self._reclaim()) != "Any":
             args["reclaim"] = reclaim
@@ -278,7 +280,24 @@ class _Reader:
             project["concurrent_admission"] = concurrent
 
     # Pools, covered resources and topologies.
-    def _pool(self, flavor: dict[str, Any], departments: list[dict[str, Any]]) -> dict[str, Any]:
+    def _unassigned(self, organization: str | None) -> dict[str, dict[str, Any]]:
+        """Per flavor, the root Cohort's own quota: what PoolQuotas lends of each pool beyond
+        its projects' quotas (so the pool's capacity is their sum and this)."""
+        root = self.cohorts.get(organization or "", {})
+        unassigned: dict[str, dict[str, Any]] = {}
+        for group in _list(_spec(root).get("resourceGroups")):
+            for flavor in _list(_dict(group).get("flavors")):
+                name = str(_dict(flavor).get("name"))
+                resources = _list(flavor.get("resources"))
+                unassigned[name] = _amounts(resources, "nominalQuota", self.accelerator, name)
+        return unassigned
+
+    def _pool(
+        self,
+        flavor: dict[str, Any],
+        departments: list[dict[str, Any]],
+        unassigned: dict[str, dict[str, Any]],
+    ) -> dict[str, Any]:
         name = flavor["metadata"]["name"]
         spec = _spec(flavor)
         pool: dict[str, Any] = {"name": name}
@@ -294,6 +313,9 @@ class _Reader:
                 amounts: dict[str, Any] = project["quotas"].get(name) or {}
                 for quota, value in amounts.items():
                     totals.setdefault(quota, []).append(value)
+        for quota, value in unassigned.get(name, {}).items():
+            if str(value) != "0":
+                totals.setdefault(quota, []).append(value)
         if gpus := totals.get("gpu"):
             pool["gpus"] = sum(int(v) for v in gpus)
         for quota in (CPU, MEMORY):

@@ -578,7 +578,7 @@ def test_a_workload_over_its_project_quota(stack_objects: ControlPlane, cluster:
                     "template": {
                         "spec": {
                             "containers": [
-                                {"name": "t", "image": "x", "resources": {"requests": {GPU: "8"}}}
+                                {"name": "t", "image": "x", "resources": {"requests": {GPU: "9"}}}
                             ]
                         }
                     },
@@ -586,7 +586,7 @@ def test_a_workload_over_its_project_quota(stack_objects: ControlPlane, cluster:
             ],
         },
     }
-    message = "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor doc-gpu, previously considered podsets requests (0) + current podset request (8) > maximum capacity (4)"
+    message = "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in flavor doc-gpu, previously considered podsets requests (0) + current podset request (9) > maximum capacity (8)"
     cluster.custom_object(
         "kueue.x-k8s.io",
         "v1beta2",
@@ -608,7 +608,7 @@ def test_a_workload_over_its_project_quota(stack_objects: ControlPlane, cluster:
     assert status == 1
     assert kinds(report) == {("workload-not-admitted", "workload/detect/job-train-big")}, output
     assert (
-        "queue detect/detect (ClusterQueue detect)" in output and "maximum capacity (4)" in output
+        "queue detect/detect (ClusterQueue detect)" in output and "maximum capacity (8)" in output
     )
 
 

@@ -3,8 +3,8 @@
 tests/controlplane/test_doctor.py stages a Workload with conditions written by hand, as Kueue
 would write them; here the real controller (tests/controlplane/kueue.py) runs against the
 doctor stack's queues (tests/controlplane/doctor_project: project `detect`, 4 of the pool's 8
-GPUs, nobody to borrow from). A Job over the project's quota is held by Kueue, and doctor
-names its Workload, the queue and ClusterQueue that hold it and Kueue's own message, exit
+GPUs guaranteed, the other 4 lent to it by the root Cohort, nobody else to borrow from). A
+Job over what it can get is held by Kueue, and doctor names its Workload, the queue and ClusterQueue that hold it and Kueue's own message, exit
 status 1; a Job within the quota is admitted and doctor reports nothing, exit status 0.
 """
 
@@ -59,7 +59,9 @@ def test_a_job_over_its_project_quota_held_by_kueue_is_reported(
 ) -> None:
     healthy(cluster)
     kueue.clear([PROJECT])
-    ref = kueue.submit(job("train-big", PROJECT, PROJECT, _requests(8)))
+    # 4 GPUs its own, 4 more the root Cohort lends (the pool's 8 no project is promised): 9 is
+    # more than it can get.
+    ref = kueue.submit(job("train-big", PROJECT, PROJECT, _requests(9)))
     message = kueue.wait(f"{ref} held by Kueue", lambda: kueue.held(ref))
     workload = kueue.workload(ref)
     assert workload is not None

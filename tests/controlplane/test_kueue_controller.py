@@ -4,7 +4,8 @@ queues (two department cohorts under one organisation cohort, every project over
 - all of the stack's ClusterQueues become Active;
 - a Job within its project's nominal quota is admitted (unsuspended) without borrowing;
 - a second one, over the project's nominal quota, is admitted by borrowing the cohort's idle
-  quota (the ClusterQueue's status shows the borrowed GPUs);
+  quota (the ClusterQueue's status shows the borrowed GPUs), which includes the root Cohort's
+  own quota: the GPUs no project is guaranteed;
 - more Jobs fill the cohort until its quota is exhausted: the next Job over quota waits
   (QuotaReserved False) although a ClusterQueue outside the cohort has idle GPUs of the same
   flavor, the project has then borrowed exactly the rest of the cohort's nominal quota and
@@ -127,9 +128,10 @@ def _gpus(queue: dict[str, Any], field: str) -> int:
 
 
 def _nominal_gpus(queue: dict[str, Any]) -> int:
+    """The GPUs a ClusterQueue's (or Cohort's) resource groups hold as nominal quota."""
     return sum(
         int(r["nominalQuota"])
-        for group in queue["spec"]["resourceGroups"]
+        for group in queue.get("spec", {}).get("resourceGroups", [])
         for flavor in group["flavors"]
         for r in flavor["resources"]
         if r["name"] == GPU
@@ -159,22 +161,25 @@ def test_org_quotas_queues_admit_borrow_inside_the_cohort_and_make_the_rest_wait
 
     queues = _apply_org_quotas(dynamic_client)
     names = sorted(q["metadata"]["name"] for q in queues)
-    cohorts = {
-        o.manifest["metadata"]["name"]: o.manifest.get("spec", {}).get("parentName")
-        for o in stack_objects("org-quotas")[0]
-        if o.manifest["kind"] == "Cohort"
-    }
+    cohort_objects = [
+        o.manifest for o in stack_objects("org-quotas")[0] if o.manifest["kind"] == "Cohort"
+    ]
+    cohorts = {c["metadata"]["name"]: c.get("spec", {}).get("parentName") for c in cohort_objects}
     _wait(
         f"the stack's {len(names)} ClusterQueues Active",
         lambda: all(_active(_cluster_queue(dynamic_client, n)) for n in names),
         kueue,
     )
     # Everything the project can use: its own nominal quota and what the rest of its cohort
-    # tree lends (no borrowingLimit: over-quota is unlimited inside the tree).
+    # tree lends (no borrowingLimit: over-quota is unlimited inside the tree): the other
+    # queues' quotas and the root Cohort's own, the GPUs no project is guaranteed.
     tree = _cohort_tree(queues, cohorts, PROJECT)
     in_tree = [q for q in queues if _cohort_tree(queues, cohorts, q["metadata"]["name"]) == tree]
     own = _nominal_gpus(next(q for q in queues if q["metadata"]["name"] == PROJECT))
-    cohort_total = sum(_nominal_gpus(q) for q in in_tree)
+    root = next(c for c in cohort_objects if c["metadata"]["name"] == tree)
+    unassigned = _nominal_gpus(root)
+    assert unassigned == 40, root  # the stack's 40 idle V100s
+    cohort_total = sum(_nominal_gpus(q) for q in in_tree) + unassigned
     assert own < cohort_total and cohort_total % JOB_GPUS == 0, (own, cohort_total)
 
     # A ClusterQueue outside the cohort, with idle GPUs of the same flavors: never lent.

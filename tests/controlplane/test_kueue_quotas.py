@@ -65,7 +65,7 @@ def _by_kind(manifests: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]
 
 def _gpu_quota(queue: dict[str, Any], flavor: str) -> tuple[str, int, bool] | None:
     """(accelerator resource, nominal quota, has a borrowingLimit) of QUEUE on FLAVOR."""
-    for group in queue["spec"]["resourceGroups"]:
+    for group in queue.get("spec", {}).get("resourceGroups", []):
         for entry in group["flavors"]:
             if entry["name"] != flavor:
                 continue
@@ -110,7 +110,13 @@ def _lending_pair(
     cohorts = {
         c["metadata"]["name"]: c["spec"].get("parentName") for c in _by_kind(manifests, "Cohort")
     }
-    capped = any(c["spec"].get("resourceGroups") for c in _by_kind(manifests, "Cohort"))
+    capped = any(
+        "borrowingLimit" in r
+        for c in _by_kind(manifests, "Cohort")
+        for g in c["spec"].get("resourceGroups", [])
+        for f in g["flavors"]
+        for r in f["resources"]
+    )
     labelled = {
         f["metadata"]["name"]
         for f in _by_kind(manifests, "ResourceFlavor")
@@ -126,7 +132,10 @@ def _lending_pair(
             for q in queues
             if q is not borrower and _root(cohorts, q["spec"]["cohortName"]) == tree
         ]
-        totals = {f: sum(_gpus(q, f) for q in [borrower, *peers]) for f in _flavor_order(borrower)}
+        totals = {
+            f: sum(_gpus(q, f) for q in [borrower, *peers]) + _cohort_gpus(manifests, tree, f)
+            for f in _flavor_order(borrower)
+        }
         for flavor in _flavor_order(borrower):
             own = _gpu_quota(borrower, flavor)
             if flavor not in labelled or own is None or own[1] == 0 or own[2]:
@@ -139,6 +148,13 @@ def _lending_pair(
 
 def _gpus(queue: dict[str, Any], flavor: str) -> int:
     return (_gpu_quota(queue, flavor) or ("", 0, False))[1]
+
+
+def _cohort_gpus(manifests: list[dict[str, Any]], name: str | None, flavor: str) -> int:
+    """The GPUs Cohort NAME holds as its own quota on FLAVOR: what PoolQuotas lends of a
+    pool beyond its projects' quotas (0 when the Cohort has none or doesn't exist)."""
+    cohort = next((c for c in _by_kind(manifests, "Cohort") if c["metadata"]["name"] == name), None)
+    return 0 if cohort is None else _gpus(cohort, flavor)
 
 
 def _project_path(program: Governed, queue: str) -> tuple[int, int]:
@@ -251,12 +267,19 @@ def test_each_programs_quotas_admit_within_borrow_and_reclaim_and_hold_over(
             if flavors.get(f) and (_gpu_quota(queue, f) or ("", 0, False))[1] > 0
         )
         resource, nominal, _ = _gpu_quota(queue, flavor) or ("", 0, False)
+        cohorts = {
+            c["metadata"]["name"]: c["spec"].get("parentName")
+            for c in _by_kind(manifests, "Cohort")
+        }
+        cohort = queue["spec"].get("cohortName")
+        root = _root(cohorts, cohort) if cohort else None
         ref = kueue.submit(
             job(
                 "over",
                 local["metadata"]["namespace"],
                 local["metadata"]["name"],
-                _requests(queue, resource, nominal + 1),
+                # over what it holds and what its cohort tree lends of the pool
+                _requests(queue, resource, nominal + _cohort_gpus(manifests, root, flavor) + 1),
                 flavors[flavor],
             )
         )

@@ -19,6 +19,7 @@ from tests.golden import assert_golden
 from tests.governance.stacks import by_name, gpu_spot_pool, karpenter_gpu_pool, org_args
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
+GPU = "nvidia.com/gpu"
 
 
 def capture_of(args: Any, name: str = "org"):
@@ -131,8 +132,42 @@ def test_flavors_select_pools_and_tolerate_their_taints():
 
 def test_departments_hang_under_the_organisation_cohort():
     capture = capture_of(org_args())
-    assert capture.get(f"{KUEUE}:Cohort", "org-cohort").inputs["spec"] == {}
     assert capture.get(f"{KUEUE}:Cohort", "org-cohort-rnd").inputs["spec"] == {"parentName": "org"}
+
+
+def _root_quota(args: dict) -> dict[str, dict[str, object]]:
+    """{flavor: {resource: nominalQuota}} of the root Cohort's own quota ({} when none)."""
+    spec = capture_of(args).get(f"{KUEUE}:Cohort", "org-cohort").inputs["spec"]
+    if not spec:
+        return {}
+    [group] = spec["resourceGroups"]
+    return {
+        flavor["name"]: {r["name"]: r["nominalQuota"] for r in flavor["resources"]}
+        for flavor in group["flavors"]
+    }
+
+
+def test_capacity_no_project_is_guaranteed_is_the_roots_own_quota():
+    # Kueue lends only quotas: the 40 V100 GPUs (and their CPU and memory) no project is
+    # guaranteed are admitted only as the root Cohort's quota, which every project may borrow.
+    assert _root_quota(org_args()) == {
+        "a100-40gb": {"cpu": 0, "memory": 0, GPU: 0},
+        "a100-80gb": {"cpu": 0, "memory": 0, GPU: 0},
+        "default": {"cpu": 320, "memory": "2440Gi", GPU: 40},
+    }
+
+
+def test_nothing_left_over_or_capacity_unknown_means_no_quota_on_the_root():
+    args = {
+        "pools": [{"name": "default", "gpus": 8}],
+        "departments": [
+            {"name": "rnd", "projects": [{"name": "research", "quotas": {"default": {"gpu": 8}}}]}
+        ],
+    }
+    assert _root_quota(args) == {}
+    # cpu is covered but the pool's CPU is not described: nothing of it is lent.
+    args["departments"][0]["projects"][0]["quotas"]["default"] = {"gpu": 6, "cpu": 4}
+    assert _root_quota(args) == {"default": {"cpu": 0, GPU: 2}}
 
 
 def test_local_queue_and_namespace_per_project():
