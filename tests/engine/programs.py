@@ -193,7 +193,11 @@ def _osmo_template(config: dict[str, Any]) -> None:
 STACK_CHANGES: dict[tuple[str, str], tuple[Callable[[dict[str, Any]], None], dict[str, str]]] = {
     ("org-quotas", "nodepools:governance"): (
         _more_quota,
-        {"kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue org-clusterqueue-build": "update"},
+        {
+            "kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue org-clusterqueue-build": "update",
+            # the GPU `build` is now guaranteed is one the root Cohort no longer lends
+            "kubernetes:kueue.x-k8s.io/v1beta2:Cohort org-cohort": "update",
+        },
     ),
     ("osmo-platforms", "nodepools:governance"): (
         _osmo_template,
