@@ -40,42 +40,42 @@ typecheck: $(STAMP)
 # (scripts/cluster_tools.versions) through the Go module proxy into a folder outside the clone keyed
 # by those versions (~/.cache/nodepools/cluster-tools-...); a second run does nothing. Without them those tests skip (fail when NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1).
 cluster-tools:
-	bash scripts/cluster_tools.sh
+	bash scripts/cluster_tools.sh control-plane
 
 # helm (pinned HELM=, module helm.sh/helm/v3) for tests/controlplane/test_helm_charts.py and
 # tests/charts (`helm template` of the pinned charts in ../shared/charts), built through the Go
 # module proxy into ~/.cache/nodepools/helm-<version>/bin; a second run does nothing. Without it
 # those tests skip (fail when NODEPOOLS_REQUIRE_HELM=1).
 helm:
-	bash scripts/helm.sh
+	bash scripts/cluster_tools.sh helm
 
 helm-if-go:
-	@if command -v go >/dev/null; then bash scripts/helm.sh; \
+	@if command -v go >/dev/null; then bash scripts/cluster_tools.sh helm; \
 	else echo "helm: no 'go' on PATH: tests/charts and test_helm_charts will be skipped"; fi
 
 # Kueue's controller manager (pinned KUEUE=), for tests/controlplane/test_kueue_*.py and
 # test_doctor_kueue.py: built by `make test` when Go is there; without it those tests skip (fail
 # when NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1 or NODEPOOLS_REQUIRE_CONTROLLERS=1, as in .ci/run).
 kueue-controller:
-	bash scripts/optional_controller.sh kueue
+	bash scripts/cluster_tools.sh kueue
 
 kueue-controller-if-go:
-	@if command -v go >/dev/null; then bash scripts/optional_controller.sh kueue; \
+	@if command -v go >/dev/null; then bash scripts/cluster_tools.sh kueue; \
 	else echo "kueue controller: no 'go' on PATH: its tests will be skipped"; fi
 
 # Karpenter's controller with its KWOK cloud provider (pinned KARPENTER=), for
 # tests/controlplane/test_karpenter*_kwok.py and test_doctor_karpenter.py: `make test` builds it
 # when Go is there (karpenter-kwok-if-go); without it they skip (fail when NODEPOOLS_REQUIRE_CLUSTER_TOOLS=1, as in CI).
 karpenter-kwok:
-	bash scripts/optional_controller.sh karpenter-kwok
+	bash scripts/cluster_tools.sh karpenter-kwok
 
 karpenter-kwok-if-go:
-	@if command -v go >/dev/null; then bash scripts/optional_controller.sh karpenter-kwok; \
+	@if command -v go >/dev/null; then bash scripts/cluster_tools.sh karpenter-kwok; \
 	else echo "karpenter (kwok provider): no 'go' on PATH: its tests in tests/controlplane will be skipped"; fi
 
 # `make test` builds them when Go is there (cached: instant once built), says so when it is not.
 cluster-tools-if-go:
-	@if command -v go >/dev/null; then bash scripts/cluster_tools.sh; \
+	@if command -v go >/dev/null; then bash scripts/cluster_tools.sh control-plane; \
 	else echo "cluster tools: no 'go' on PATH: tests/controlplane will be skipped"; fi
 
 # The Pulumi CLI, the pulumi-kubernetes provider plugin and the YAML language host for tests/engine
@@ -86,9 +86,7 @@ cluster-tools-if-go:
 engine-tools:
 	bash scripts/engine_tools.sh
 
-# Not part of `make test`: measured on the 2-core machine with empty caches, the engine tools'
-# build (the Pulumi CLI 455 s, the Kubernetes provider plugin 886 s more) puts a cold CI past its
-# 60 minutes (issue 30). tests/engine runs whenever they are built (`make engine-tools`).
+# `make test` builds them when Go and npm are there (cached: instant once built), says so when not.
 engine-tools-if-go:
 	@if command -v go >/dev/null && command -v npm >/dev/null; then bash scripts/engine_tools.sh; \
 	else echo "engine tools: no 'go' or 'npm' on PATH: tests/engine will be skipped"; fi
@@ -104,7 +102,8 @@ PYTEST_WORKERS ?= auto
 unit: $(STAMP)
 	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) --dist loadgroup
 
-test: lint typecheck cluster-tools-if-go helm-if-go kueue-controller-if-go karpenter-kwok-if-go unit
+test: lint typecheck cluster-tools-if-go helm-if-go kueue-controller-if-go karpenter-kwok-if-go \
+	engine-tools-if-go unit
 
 # All five benchmarks, the fresh-clone test suite included; rewrites benchmarks/README.md.
 bench: $(STAMP)

@@ -1,5 +1,5 @@
 """The pinned charts (../shared/charts, reference data beside the clone) rendered by the pinned
-helm (`make helm`, scripts/helm.sh) with exactly the values a program registers.
+helm (`make helm`, scripts/cluster_tools.sh helm) with exactly the values a program registers.
 
 Without helm or ../shared/charts the tests that need them skip with a message;
 NODEPOOLS_REQUIRE_HELM=1 (set by .ci/run) makes that a failure.
@@ -46,7 +46,7 @@ def unavailable(message: str) -> None:
 
 
 def helm_binary() -> Path:
-    """The pinned helm, as scripts/helm.sh puts it (NODEPOOLS_HELM_DIR overrides the folder)."""
+    """The pinned helm, as scripts/cluster_tools.sh helm puts it (NODEPOOLS_HELM_DIR overrides the folder)."""
     version = pinned_versions()["HELM"]
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     folder = os.environ.get("NODEPOOLS_HELM_DIR") or f"{cache}/nodepools/helm-{version}/bin"

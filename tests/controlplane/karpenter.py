@@ -44,7 +44,7 @@ def karpenter_version() -> str:
 
 def karpenter_binary() -> Path | None:
     """The built `kwok` (Karpenter + KWOK provider) of the pinned version, or None:
-    `make karpenter-kwok` builds it (scripts/optional_controller.sh)."""
+    `make karpenter-kwok` builds it (scripts/cluster_tools.sh karpenter-kwok)."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     path = Path(cache) / "nodepools" / f"karpenter-kwok-{karpenter_version()}" / "bin" / "kwok"
     return path if path.is_file() and os.access(path, os.X_OK) else None

@@ -35,7 +35,7 @@ def kueue_version() -> str:
 
 
 def kueue_binary() -> Path | None:
-    """The built `kueue` manager of the pinned version (where scripts/optional_controller.sh
+    """The built `kueue` manager of the pinned version (where scripts/cluster_tools.sh kueue
     puts it), or None: `make kueue-controller` builds it."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     path = Path(cache) / "nodepools" / f"kueue-{kueue_version()}" / "bin" / "kueue"
