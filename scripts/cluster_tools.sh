@@ -29,7 +29,7 @@ versions_file="$repo/scripts/cluster_tools.versions"
 # shellcheck disable=SC1090
 source <(grep -E '^[A-Z_]+=' "$versions_file")
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/nodepools"
-module_key="k8s-$KUBERNETES-etcd-$ETCD-helm-$HELM-karpenter-$KARPENTER"
+module_key="k8s-$KUBERNETES-etcd-$ETCD-helm-$HELM-karpenter-$KARPENTER-cr-$CONTROLLER_RUNTIME"
 k8s_version_pkg="k8s.io/component-base/version"
 
 tool="${1:-control-plane}"
@@ -80,14 +80,14 @@ if [[ "$tool" != kueue && ! -f "$mod/.ready" ]]; then
     mkdir -p "$mod"
     printf 'module nodepools.local/clustertools\n' > "$mod/go.mod"  # so `go mod download` runs here
     modules=("k8s.io/kubernetes@$KUBERNETES" "go.etcd.io/etcd/server/v3@$ETCD" "helm.sh/helm/v3@$HELM"
-             "sigs.k8s.io/karpenter@$KARPENTER")
+             "sigs.k8s.io/karpenter@$KARPENTER" "sigs.k8s.io/controller-runtime@$CONTROLLER_RUNTIME")
     gomods=()
     for m in "${modules[@]}"; do
         f="$(cd "$mod" && go mod download -json "$m" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
         [[ -f "$f" ]] || { echo "$what: no go.mod for $m" >&2; exit 1; }
         gomods+=("$f")
     done
-    # the highest `go` line of the four (no module may ask for a newer Go than its main module)
+    # the highest `go` line of them (no module may ask for a newer Go than its main module)
     go_version="$(sed -n 's/^go \([0-9.]*\).*/\1/p' "${gomods[@]}" | sort -V | tail -1)"
     staging_version="v0.${KUBERNETES#v1.}"  # v1.37.2 -> v0.37.2
     {
