@@ -8,7 +8,13 @@
 #   kueue           Kueue's controller manager, into ~/.cache/nodepools/kueue-<version>/bin
 #   karpenter-kwok  Karpenter's controller with its KWOK provider, into ~/.cache/nodepools/karpenter-kwok-<version>/bin
 # (~/.cache is ${XDG_CACHE_HOME:-~/.cache}.) Idempotent: a tool whose binaries carry the pinned
-# versions' stamp is not built again.
+# versions' stamp is not built again. `cluster_tools.sh TOOL --download-only` fetches what TOOL's
+# build needs from the Go module proxy (its module written and tidied) and builds nothing: `make
+# test` runs it for every tool in the background while the virtualenv, lint and type check run.
+#
+# Every tool is compiled without DWARF (-gcflags all=-dwarf=false; the linker's -s -w then has none
+# to strip): the binaries are the same (symbols and line tables, which panics print, stay) and
+# helm compiled in 15% less CPU (388 -> 330 CPU-s, 208 -> 174 s wall, cold build cache, 2026-11-28).
 #
 # The control plane, helm and Karpenter are built from ONE Go module (nodepools.local/clustertools,
 # kept in ~/.cache/nodepools/go-module-cluster-<key>). Built each from its own module, they pin
@@ -33,6 +39,8 @@ module_key="k8s-$KUBERNETES-etcd-$ETCD-helm-$HELM-karpenter-$KARPENTER-cr-$CONTR
 k8s_version_pkg="k8s.io/component-base/version"
 
 tool="${1:-control-plane}"
+mode="${2:-build}"
+[[ "$mode" == build || "$mode" == --download-only ]] || { echo "usage: $0 TOOL [--download-only]" >&2; exit 2; }
 case "$tool" in
     control-plane)
         what="cluster tools"
@@ -58,7 +66,7 @@ case "$tool" in
         bin="$cache/karpenter-kwok-$KARPENTER/bin"
         binaries=(kwok)
         want="karpenter=$KARPENTER" ;;
-    *) echo "usage: $0 [control-plane|helm|kueue|karpenter-kwok]" >&2; exit 2 ;;
+    *) echo "usage: $0 [control-plane|helm|kueue|karpenter-kwok] [--download-only]" >&2; exit 2 ;;
 esac
 [[ "$tool" == kueue ]] || want="$want module=$module_key"
 stamp="$bin/.versions"
@@ -74,8 +82,11 @@ export GOFLAGS=-mod=mod
 start=$(date +%s)
 
 # The shared module: written once per module key; `go mod tidy` records every module the main
-# packages need.
+# packages need (and downloads them). Under a lock: the background download may be writing it.
 mod="$cache/go-module-cluster-$module_key"
+mkdir -p "$cache"
+exec 9>"$mod.lock"
+flock 9
 if [[ "$tool" != kueue && ! -f "$mod/.ready" ]]; then
     mkdir -p "$mod"
     printf 'module nodepools.local/clustertools\n' > "$mod/go.mod"  # so `go mod download` runs here
@@ -117,14 +128,32 @@ GO
     (cd "$mod" && go mod tidy >/dev/null)
     touch "$mod/.ready"
 fi
+flock -u 9
+if [[ "$mode" == --download-only ]]; then
+    if [[ "$tool" == kueue ]]; then
+        # What `go install sigs.k8s.io/kueue/cmd/kueue@VERSION` will need: the same build list
+        # (Kueue's go.mod alone decides it, as here), fetched by loading the package in a scratch
+        # module.
+        scratch="$(mktemp -d)"
+        trap 'rm -rf "$scratch"' EXIT
+        printf 'module nodepools.local/kueuedownload\n' > "$scratch/go.mod"
+        if ! (cd "$scratch" && go get "sigs.k8s.io/kueue/cmd/kueue@$KUEUE" 2>/dev/null \
+                && go list -deps sigs.k8s.io/kueue/cmd/kueue >/dev/null); then
+            echo "$what: download failed (its build will fetch again)" >&2
+            exit 1
+        fi
+    fi
+    echo "$what: downloaded what its build needs in $(( $(date +%s) - start )) s"
+    exit 0
+fi
 
-# build LDFLAGS OUTPUT PACKAGE...: the same compile flags for every tool (-trimpath), so the build
-# cache serves each the packages another compiled; builds run at a low priority.
+# build LDFLAGS OUTPUT PACKAGE...: the same compile flags for every tool (-trimpath, no DWARF), so
+# the build cache serves each the packages another compiled; builds run at a low priority.
 build() {
     local ldflags="$1" output="$2"
     shift 2
-    (cd "$mod" && nice -n "${NODEPOOLS_BUILD_NICE:-10}" go build -trimpath -ldflags "-s -w $ldflags" \
-        -o "$output" "$@")
+    (cd "$mod" && nice -n "${NODEPOOLS_BUILD_NICE:-10}" go build -trimpath -gcflags=all=-dwarf=false \
+        -ldflags "-s -w $ldflags" -o "$output" "$@")
 }
 mkdir -p "$bin"
 rm -f "$stamp"
@@ -149,8 +178,8 @@ case "$tool" in
         ldflags="$ldflags -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=${client_go_minor%%.*}"
         build "$ldflags" "$bin/helm" helm.sh/helm/v3/cmd/helm ;;
     kueue)  # its own module (no replace lines: `go install` builds it as released)
-        GOBIN="$bin" GOFLAGS=-trimpath nice -n "${NODEPOOLS_BUILD_NICE:-10}" go install -ldflags "-s -w" \
-            "sigs.k8s.io/kueue/cmd/kueue@$KUEUE" ;;
+        GOBIN="$bin" GOFLAGS=-trimpath nice -n "${NODEPOOLS_BUILD_NICE:-10}" go install \
+            -gcflags=all=-dwarf=false -ldflags "-s -w" "sigs.k8s.io/kueue/cmd/kueue@$KUEUE" ;;
     karpenter-kwok)
         build "" "$bin/kwok" sigs.k8s.io/karpenter/kwok ;;
 esac
