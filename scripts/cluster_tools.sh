@@ -34,6 +34,8 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 versions_file="$repo/scripts/cluster_tools.versions"
 # shellcheck disable=SC1090
 source <(grep -E '^[A-Z_]+=' "$versions_file")
+# shellcheck source=scripts/go_download.sh
+source "$repo/scripts/go_download.sh"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/nodepools"
 module_key="k8s-$KUBERNETES-etcd-$ETCD-helm-$HELM-karpenter-$KARPENTER-cr-$CONTROLLER_RUNTIME"
 k8s_version_pkg="k8s.io/component-base/version"
@@ -89,12 +91,11 @@ exec 9>"$mod.lock"
 flock 9
 if [[ "$tool" != kueue && ! -f "$mod/.ready" ]]; then
     mkdir -p "$mod"
-    printf 'module nodepools.local/clustertools\n' > "$mod/go.mod"  # so `go mod download` runs here
     modules=("k8s.io/kubernetes@$KUBERNETES" "go.etcd.io/etcd/server/v3@$ETCD" "helm.sh/helm/v3@$HELM"
              "sigs.k8s.io/karpenter@$KARPENTER" "sigs.k8s.io/controller-runtime@$CONTROLLER_RUNTIME")
     gomods=()
     for m in "${modules[@]}"; do
-        f="$(cd "$mod" && go mod download -json "$m" | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')"
+        f="$(module_file GoMod "$m")"
         [[ -f "$f" ]] || { echo "$what: no go.mod for $m" >&2; exit 1; }
         gomods+=("$f")
     done

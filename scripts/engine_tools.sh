@@ -23,6 +23,8 @@ repo="$(cd "$(dirname "$0")/.." && pwd)"
 versions_file="$repo/scripts/engine_tools.versions"
 # shellcheck disable=SC1090
 source <(grep -E '^[A-Z_]+=' "$versions_file")
+# shellcheck source=scripts/go_download.sh
+source "$repo/scripts/go_download.sh"
 key="$PULUMI-k8s-$KUBERNETES_PROVIDER-yaml-$PULUMI_YAML"
 tools="${NODEPOOLS_ENGINE_TOOLS:-${XDG_CACHE_HOME:-$HOME/.cache}/nodepools/engine-tools-$key}"
 stamp="$tools/bin/.versions"
@@ -49,14 +51,6 @@ timed() {  # timed NAME CMD...: runs CMD, appends NAME's wall/CPU/peak memory to
     /usr/bin/time -a -o "$tools/bin/.build-times" \
         -f "$name: %e s wall, %U s user + %S s sys CPU, %M KB peak" "$@"
 }
-module_gomod() {  # module_gomod MODULE@VERSION: the path of that module's go.mod in the module cache
-    (cd "$tools/src" && GOFLAGS=-mod=mod go mod download -json "$1" \
-        | sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",$/\1/p')
-}
-module_dir() {
-    (cd "$tools/src" && GOFLAGS=-mod=mod go mod download -json "$1" \
-        | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-}
 # replace lines of a go.mod that point at another module (not at a sibling folder of its repository)
 remote_replaces() { grep -E '^replace [^ ]+ => [^.]' "$1" || true; }
 
@@ -71,7 +65,7 @@ prepare() {  # writes the modules and fetches what they need
     # The Pulumi CLI: `go install pkg@version` refuses a module with replace lines, so a wrapper module
     # requires pkg/v3 and sdk/v3 at the pinned version and copies pkg's non-local replace lines.
     mkdir -p "$pmod"
-    pgomod="$(module_gomod "github.com/pulumi/pulumi/pkg/v3@$PULUMI")"
+    pgomod="$(module_file GoMod "github.com/pulumi/pulumi/pkg/v3@$PULUMI")"
     {
         echo "module nodepools.local/pulumicli"
         echo
@@ -155,8 +149,8 @@ GO
     # by `go generate` and not in the module zip; our main.go embeds the module's schema.json with the
     # version set (what its generate.go does) and calls the same provider.Serve.
     mkdir -p "$kmod"
-    kgomod="$(module_gomod "$kpath@$KUBERNETES_PROVIDER_MODULE")"
-    kdir="$(module_dir "$kpath@$KUBERNETES_PROVIDER_MODULE")"
+    kgomod="$(module_file GoMod "$kpath@$KUBERNETES_PROVIDER_MODULE")"
+    kdir="$(module_file Dir "$kpath@$KUBERNETES_PROVIDER_MODULE")"
     {
         echo "module nodepools.local/kubernetesprovider"
         echo
@@ -203,7 +197,7 @@ GO
 
     # The YAML language host (no replace lines: a plain module build).
     mkdir -p "$ymod"
-    ygomod="$(module_gomod "github.com/pulumi/pulumi-yaml@$PULUMI_YAML")"
+    ygomod="$(module_file GoMod "github.com/pulumi/pulumi-yaml@$PULUMI_YAML")"
     {
         echo "module nodepools.local/pulumiyaml"
         echo
